@@ -1,0 +1,44 @@
+// Small helpers shared by the test files.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "attend.h"
+
+namespace attend::testing {
+
+// A float64 array from a list of values (tests compare exactly representable numbers).
+inline NDArray f64(std::initializer_list<double> values, const Shape& shape) {
+  return NDArray::from_list(values, shape, kFloat64);
+}
+
+inline NDArray ids(std::initializer_list<double> values, const Shape& shape) {
+  return NDArray::from_list(values, shape, kInt64);
+}
+
+// Every element of `actual` is within `tolerance` of `expected` (and the shapes match).
+inline void check_close(const NDArray& actual, const NDArray& expected, double tolerance = 1e-12) {
+  REQUIRE(actual.shape() == expected.shape());
+  std::vector<double> a = actual.to_vector(), e = expected.to_vector();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO("element " << i << " of shape " << to_string(actual.shape()));
+    CHECK_THAT(a[i], Catch::Matchers::WithinAbs(e[i], tolerance));
+  }
+}
+
+// The message of the attend::Error thrown by f (fails the test if none is thrown).
+template <class F>
+std::string error_message(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  FAIL("expected an attend::Error");
+  return "";
+}
+
+}  // namespace attend::testing
