@@ -1,0 +1,209 @@
+// Elementwise ops. Above each op: its forward formula and its derivative. The gradient of
+// an input that was broadcast is summed back to the input's shape (sum_to), because each of
+// its elements was used at every position it was repeated to.
+#include <cmath>
+#include <numbers>
+
+#include "autograd/ops.h"
+#include "tensor/elementwise.h"
+#include "tensor/reduce.h"
+
+namespace attend {
+namespace {
+Tensor constant_like(double value, const Tensor& like) {
+  return Tensor(NDArray::scalar(value, like.dtype()));
+}
+}  // namespace
+
+// ---- binary ------------------------------------------------------------------------------
+
+// z = a + b.  dz/da = 1, dz/db = 1
+Tensor add(const Tensor& a, const Tensor& b) {
+  Shape sa = a.shape(), sb = b.shape();
+  bool da = a.requires_grad(), db = b.requires_grad();
+  return make_op("add", add(a.data(), b.data()), {a, b}, [=](const NDArray& g) -> Grads {
+    return {da ? sum_to(g, sa) : NDArray(), db ? sum_to(g, sb) : NDArray()};
+  });
+}
+
+// z = a - b.  dz/da = 1, dz/db = -1
+Tensor sub(const Tensor& a, const Tensor& b) {
+  Shape sa = a.shape(), sb = b.shape();
+  bool da = a.requires_grad(), db = b.requires_grad();
+  return make_op("sub", sub(a.data(), b.data()), {a, b}, [=](const NDArray& g) -> Grads {
+    return {da ? sum_to(g, sa) : NDArray(), db ? neg(sum_to(g, sb)) : NDArray()};
+  });
+}
+
+// z = a * b.  dz/da = b, dz/db = a
+Tensor mul(const Tensor& a, const Tensor& b) {
+  NDArray av = a.data(), bv = b.data();
+  bool da = a.requires_grad(), db = b.requires_grad();
+  return make_op("mul", mul(av, bv), {a, b}, [=](const NDArray& g) -> Grads {
+    return {da ? sum_to(g * bv, av.shape()) : NDArray(),
+            db ? sum_to(g * av, bv.shape()) : NDArray()};
+  });
+}
+
+// z = a / b.  dz/da = 1/b, dz/db = -a/b^2 = -z/b
+Tensor div(const Tensor& a, const Tensor& b) {
+  NDArray av = a.data(), bv = b.data();
+  NDArray z = div(av, bv);
+  bool da = a.requires_grad(), db = b.requires_grad();
+  return make_op("div", z, {a, b}, [=](const NDArray& g) -> Grads {
+    return {da ? sum_to(g / bv, av.shape()) : NDArray(),
+            db ? neg(sum_to(g * z / bv, bv.shape())) : NDArray()};
+  });
+}
+
+// ---- unary -------------------------------------------------------------------------------
+
+// y = -x.  dy/dx = -1
+Tensor neg(const Tensor& x) {
+  return make_op("neg", neg(x.data()), {x}, [](const NDArray& g) -> Grads { return {neg(g)}; });
+}
+
+// y = e^x.  dy/dx = e^x = y
+Tensor exp(const Tensor& x) {
+  NDArray y = exp(x.data());
+  return make_op("exp", y, {x}, [y](const NDArray& g) -> Grads { return {g * y}; });
+}
+
+// y = ln x.  dy/dx = 1/x
+Tensor log(const Tensor& x) {
+  NDArray xv = x.data();
+  return make_op("log", log(xv), {x}, [xv](const NDArray& g) -> Grads { return {g / xv}; });
+}
+
+// y = sqrt(x).  dy/dx = 1 / (2 sqrt(x)) = 1 / (2y)
+Tensor sqrt(const Tensor& x) {
+  NDArray y = sqrt(x.data());
+  return make_op("sqrt", y, {x}, [y](const NDArray& g) -> Grads {
+    return {map(g, y, [](auto g, auto y) { return g / (2 * y); })};
+  });
+}
+
+// y = |x|.  dy/dx = sign(x)   (0 at x = 0)
+Tensor abs(const Tensor& x) {
+  NDArray xv = x.data();
+  return make_op("abs", abs(xv), {x}, [xv](const NDArray& g) -> Grads { return {g * sign(xv)}; });
+}
+
+// y = sin x.  dy/dx = cos x
+Tensor sin(const Tensor& x) {
+  NDArray xv = x.data();
+  return make_op("sin", sin(xv), {x}, [xv](const NDArray& g) -> Grads { return {g * cos(xv)}; });
+}
+
+// y = cos x.  dy/dx = -sin x
+Tensor cos(const Tensor& x) {
+  NDArray xv = x.data();
+  return make_op("cos", cos(xv), {x}, [xv](const NDArray& g) -> Grads {
+    return {neg(g * sin(xv))};
+  });
+}
+
+// y = tanh x.  dy/dx = 1 - tanh^2 x = 1 - y^2
+Tensor tanh(const Tensor& x) {
+  NDArray y = tanh(x.data());
+  return make_op("tanh", y, {x}, [y](const NDArray& g) -> Grads {
+    return {map(g, y, [](auto g, auto y) { return g * (1 - y * y); })};
+  });
+}
+
+// y = 1 / (1 + e^-x).  dy/dx = y (1 - y)
+Tensor sigmoid(const Tensor& x) {
+  NDArray y = sigmoid(x.data());
+  return make_op("sigmoid", y, {x}, [y](const NDArray& g) -> Grads {
+    return {map(g, y, [](auto g, auto y) { return g * y * (1 - y); })};
+  });
+}
+
+// y = max(x, 0).  dy/dx = 1 if x > 0 else 0
+Tensor relu(const Tensor& x) {
+  NDArray y = relu(x.data());
+  return make_op("relu", y, {x}, [y](const NDArray& g) -> Grads {
+    return {map(g, y, [](auto g, auto y) { return y > 0 ? g : decltype(g)(0); })};
+  });
+}
+
+// y = x Phi(x), Phi the standard normal CDF.  dy/dx = Phi(x) + x phi(x),
+// phi(x) = e^(-x^2/2) / sqrt(2 pi) the normal density.
+Tensor gelu(const Tensor& x) {
+  NDArray xv = x.data();
+  return make_op("gelu", gelu(xv), {x}, [xv](const NDArray& g) -> Grads {
+    return {map(g, xv, [](auto g, auto x) {
+      using T = decltype(x);
+      const T cdf = T(0.5) * (1 + std::erf(x * T(std::numbers::sqrt2 / 2)));
+      const T pdf = std::exp(T(-0.5) * x * x) * T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+      return g * (cdf + x * pdf);
+    })};
+  });
+}
+
+// y = x^c.  dy/dx = c x^(c-1)
+Tensor pow(const Tensor& x, double exponent) {
+  NDArray xv = x.data();
+  return make_op("pow", pow(xv, exponent), {x}, [xv, exponent](const NDArray& g) -> Grads {
+    return {g * pow(xv, exponent - 1) * exponent};
+  });
+}
+
+// y = min(max(x, low), high).  dy/dx = 1 for low <= x <= high, else 0
+Tensor clamp(const Tensor& x, double low, double high) {
+  NDArray xv = x.data();
+  return make_op("clamp", clamp(xv, low, high), {x}, [=](const NDArray& g) -> Grads {
+    return {map(g, xv, [=](auto g, auto x) {
+      return (x >= low && x <= high) ? g : decltype(g)(0);
+    })};
+  });
+}
+
+// z = cond ? a : b.  dz/da = cond, dz/db = 1 - cond
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  NDArray c = cond.data();
+  Shape sa = a.shape(), sb = b.shape();
+  NDArray zero = NDArray::scalar(0, a.dtype());
+  return make_op("where", where(c, a.data(), b.data()), {a, b}, [=](const NDArray& g) -> Grads {
+    return {sum_to(where(c, g, zero), sa), sum_to(where(c, zero, g), sb)};
+  });
+}
+
+// y = mask ? value : x.  dy/dx = 1 - mask
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
+  NDArray m = mask.data();
+  return make_op("masked_fill", masked_fill(x.data(), m, value), {x},
+                 [m](const NDArray& g) -> Grads { return {masked_fill(g, m, 0)}; });
+}
+
+// y = x in another dtype.  dy/dx = 1 (converted back)
+Tensor to_dtype(const Tensor& x, DType dtype) {
+  DType from = x.dtype();
+  return make_op("to_dtype", x.data().to(dtype), {x},
+                 [from](const NDArray& g) -> Grads { return {g.to(from)}; });
+}
+
+// ---- comparisons (no gradient) -------------------------------------------------------------
+Tensor eq(const Tensor& a, const Tensor& b) { return Tensor(eq(a.data(), b.data())); }
+Tensor ne(const Tensor& a, const Tensor& b) { return Tensor(ne(a.data(), b.data())); }
+Tensor lt(const Tensor& a, const Tensor& b) { return Tensor(lt(a.data(), b.data())); }
+Tensor le(const Tensor& a, const Tensor& b) { return Tensor(le(a.data(), b.data())); }
+Tensor gt(const Tensor& a, const Tensor& b) { return Tensor(gt(a.data(), b.data())); }
+Tensor ge(const Tensor& a, const Tensor& b) { return Tensor(ge(a.data(), b.data())); }
+
+// ---- operators -----------------------------------------------------------------------------
+Tensor operator-(const Tensor& x) { return neg(x); }
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, double b) { return add(a, constant_like(b, a)); }
+Tensor operator-(const Tensor& a, double b) { return sub(a, constant_like(b, a)); }
+Tensor operator*(const Tensor& a, double b) { return mul(a, constant_like(b, a)); }
+Tensor operator/(const Tensor& a, double b) { return div(a, constant_like(b, a)); }
+Tensor operator+(double a, const Tensor& b) { return add(constant_like(a, b), b); }
+Tensor operator-(double a, const Tensor& b) { return sub(constant_like(a, b), b); }
+Tensor operator*(double a, const Tensor& b) { return mul(constant_like(a, b), b); }
+Tensor operator/(double a, const Tensor& b) { return div(constant_like(a, b), b); }
+
+}  // namespace attend
