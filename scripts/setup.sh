@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The first command of the course: installs what is missing, builds attend, and runs
+# lesson 01. Safe to run again: it only redoes what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install_deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$(nproc)"
+
+echo
+echo "=== Running lesson 01 ==========================================================="
+./build/bin/01_tensors
+echo
+echo "attend is built. Every lesson is a program in build/bin, named like its folder:"
+for lesson in build/bin/[0-9][0-9]_*; do echo "  ./$lesson"; done
+echo "Add --help to any of them to see its flags, and read the chapter in docs/."
+echo "Run the whole test suite with: scripts/test.sh"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The second command of the course (and what CI runs): builds attend and runs the whole
+# test suite under CTest, first in the normal Release build, then again built with
+# AddressSanitizer + UndefinedBehaviorSanitizer (leak checking on).
+#   scripts/test.sh              both runs
+#   scripts/test.sh --fast       the Release run only
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install_deps.sh || exit 1
+jobs=$(nproc)
+status=0
+
+run_suite() {  # run_suite <build dir> <cmake options...>
+  local dir=$1
+  shift
+  echo "=== $dir: configure and build =================================================="
+  cmake -S . -B "$dir" "$@" >/dev/null || return 1
+  cmake --build "$dir" -j "$jobs" || return 1
+  echo "=== $dir: ctest ================================================================="
+  ctest --test-dir "$dir" --no-tests=error --output-on-failure -j "$jobs"
+}
+
+run_suite build -DCMAKE_BUILD_TYPE=Release || status=1
+if [ "${1:-}" != "--fast" ]; then
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  run_suite build-sanitize -DCMAKE_BUILD_TYPE=Debug -DATTEND_SANITIZE=ON || status=1
+fi
+exit $status
