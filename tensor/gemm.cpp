@@ -21,6 +21,7 @@
 #include <algorithm>
 
 #include "tensor/allocator.h"
+#include "tensor/parallel.h"
 
 namespace attend {
 namespace {
@@ -153,10 +154,9 @@ void edge_tile(Index kc, const float* ap, const float* bp, float* c, Index ldc, 
       c[i * ldc + j] = (add_to_c ? c[i * ldc + j] : 0.0f) + tile[i * NR + j];
 }
 
-}  // namespace
-
-void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
-          Index ldc) {
+// One thread's GEMM over the whole of the given C.
+void gemm_serial(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
+                 Index ldc) {
   if (s.m == 0 || s.n == 0) return;
   if (s.k == 0) {
     if (!s.accumulate)
@@ -188,6 +188,39 @@ void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index l
         }
       }
     }
+  }
+}
+
+// Below this many multiply-adds a second thread costs more than it saves (measured on
+// the course machines, whose two cores share their vector units).
+constexpr Index kParallelWork = Index{1} << 24;
+
+}  // namespace
+
+// Parallel GEMM: the threads take disjoint bands of C's columns (or of its rows when C is
+// narrow), each band a multiple of the tile size, and each runs the serial algorithm on its
+// band. Every element of C is computed the same way whatever the band boundaries, so the
+// result is bit-for-bit the same for any number of threads.
+void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
+          Index ldc) {
+  if (s.m * s.n * s.k < kParallelWork || num_threads() == 1) {
+    gemm_serial(s, a, lda, b, ldb, c, ldc);
+    return;
+  }
+  if (s.n >= 2 * NR) {
+    parallel_for(s.n, NR, [&](Index begin, Index end) {
+      GemmShape band = s;
+      band.n = end - begin;
+      const float* b_band = s.transpose_b ? b + begin * ldb : b + begin;
+      gemm_serial(band, a, lda, b_band, ldb, c + begin, ldc);
+    });
+  } else {
+    parallel_for(s.m, MR, [&](Index begin, Index end) {
+      GemmShape band = s;
+      band.m = end - begin;
+      const float* a_band = s.transpose_a ? a + begin : a + begin * lda;
+      gemm_serial(band, a_band, lda, b, ldb, c + begin * ldc, ldc);
+    });
   }
 }
 

@@ -1,0 +1,146 @@
+// A small thread pool for parallel_for. Workers sleep on a condition variable between
+// jobs (no spinning: on the course's virtual machines the two cores share their vector
+// units, and a spinning thread slows the one doing the work).
+#include "tensor/parallel.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tensor/error.h"
+
+namespace attend {
+namespace {
+
+int initial_threads() {
+  if (const char* env = std::getenv("ATTEND_NUM_THREADS")) {
+    int n = std::atoi(env);
+    if (n >= 1) return n;
+  }
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads) { resize(threads); }
+  ~ThreadPool() { stop(); }
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  void resize(int threads) {
+    stop();
+    stopping_ = false;
+    for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
+  }
+
+  // Runs task(t) for t = 0 .. size()-1; task(0) on the calling thread. Returns when all ran.
+  void run(const std::function<void(int)>& task) {
+    {
+      std::lock_guard lock(mutex_);
+      task_ = &task;
+      pending_ = size() - 1;
+      ++generation_;
+    }
+    wake_.notify_all();
+    std::exception_ptr error;
+    try {
+      task(0);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    task_ = nullptr;
+    if (!error) error = worker_error_;
+    worker_error_ = nullptr;
+    if (error) std::rethrow_exception(error);
+  }
+
+ private:
+  void work(int t) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(int)>* task;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+        task = task_;
+      }
+      std::exception_ptr error;
+      try {
+        (*task)(t);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      std::lock_guard lock(mutex_);
+      if (error && !worker_error_) worker_error_ = error;
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  const std::function<void(int)>* task_ = nullptr;
+  std::exception_ptr worker_error_;
+  std::uint64_t generation_ = 0;
+  int pending_ = 0;
+  bool stopping_ = false;
+};
+
+int& thread_setting() {
+  static int threads = initial_threads();
+  return threads;
+}
+
+ThreadPool& pool() {
+  static ThreadPool instance(thread_setting());
+  if (instance.size() != thread_setting()) instance.resize(thread_setting());
+  return instance;
+}
+
+}  // namespace
+
+int num_threads() { return thread_setting(); }
+
+void set_num_threads(int threads) {
+  if (threads < 1) fail("set_num_threads: needs at least 1 thread, got {}", threads);
+  thread_setting() = threads;
+}
+
+void parallel_for(Index n, Index grain, const std::function<void(Index, Index)>& body) {
+  if (n <= 0) return;
+  grain = std::max<Index>(grain, 1);
+  const Index grains = (n + grain - 1) / grain;
+  const int threads = static_cast<int>(std::min<Index>(num_threads(), grains));
+  if (threads <= 1) {
+    body(0, n);
+    return;
+  }
+  ThreadPool& workers = pool();
+  const int used = std::min(threads, workers.size());
+  // Thread t takes grains [t * grains / used, (t + 1) * grains / used).
+  workers.run([&](int t) {
+    if (t >= used) return;
+    const Index first = t * grains / used, last = (t + 1) * grains / used;
+    const Index begin = first * grain, end = std::min(n, last * grain);
+    if (begin < end) body(begin, end);
+  });
+}
+
+}  // namespace attend
