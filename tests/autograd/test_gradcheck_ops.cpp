@@ -11,6 +11,10 @@
 #include <set>
 #include <sstream>
 
+#include "nn/embedding.h"
+#include "nn/layer_norm.h"
+#include "nn/linear.h"
+#include "nn/loss.h"
 #include "support.h"
 
 using namespace attend;
@@ -120,6 +124,25 @@ std::vector<OpCase> op_cases() {
       {"matmul", "batch broadcast against 2-D", [](const Inputs& x) { return matmul(x[0], x[1]); }, {{2, 3, 4}, {4, 2}}},
       {"matmul", "batch broadcast of size 1", [](const Inputs& x) { return matmul(x[0], x[1]); }, {{1, 3, 4}, {2, 4, 2}}},
       {"matmul", "4-D (attention heads)", [](const Inputs& x) { return matmul(x[0], transpose(x[1])); }, {{2, 2, 3, 4}, {2, 2, 3, 4}}},
+      // ---- nn ops with their own backward ----
+      {"linear", "with bias, 3-D input", [](const Inputs& x) { return nn::linear(x[0], x[1], x[2]); }, {{2, 3, 4}, {5, 4}, {5}}},
+      {"linear", "without bias", [](const Inputs& x) { return nn::linear(x[0], x[1], Tensor()); }, {{3, 4}, {2, 4}}},
+      // (No padding id here: the padding row's gradient is zeroed on purpose, which a
+      // finite difference would not see; tests/nn checks that row separately.)
+      {"embedding", "repeated ids",
+       [](const Inputs& x) { return nn::embedding(ids({1, 3, 1, 0}, {2, 2}), x[0]); }, {{4, 3}}},
+      {"layer_norm", "3-D input",
+       [](const Inputs& x) { return nn::layer_norm(x[0], x[1], x[2]); }, {{2, 3, 5}, {5}, {5}}},
+      {"cross_entropy", "mean with an ignored position",
+       [](const Inputs& x) { return nn::cross_entropy(x[0], ids({2, -100, 0, 1}, {4})); }, {{4, 3}}},
+      {"cross_entropy", "label smoothing, 3-D logits",
+       [](const Inputs& x) {
+         return nn::cross_entropy(x[0], ids({2, 0, 1, 1, 0, 2}, {2, 3}), {.label_smoothing = 0.1});
+       }, {{2, 3, 3}}},
+      {"cross_entropy", "sum",
+       [](const Inputs& x) { return nn::cross_entropy(x[0], ids({1, 0}, {2}), {.reduction = nn::Reduction::kSum}); }, {{2, 4}}},
+      {"cross_entropy", "none (one loss per position)",
+       [](const Inputs& x) { return nn::cross_entropy(x[0], ids({1, 0, 2}, {3}), {.reduction = nn::Reduction::kNone}); }, {{3, 4}}},
   };
 }
 

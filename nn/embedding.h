@@ -1,0 +1,30 @@
+// Embedding: a table of vectors, one per token id; y[..] = W[ids[..]].
+//
+// A padding id (for sequences padded to a common length) may be given: its row starts at
+// zero and never receives a gradient, so padding stays a zero vector.
+// Initialisation (PyTorch's default): W ~ N(0, 1).
+#pragma once
+
+#include "nn/module.h"
+#include "tensor/random.h"
+
+namespace attend::nn {
+
+constexpr Index kNoPadding = -1;
+
+// The op behind Embedding: ids is int64 of any shape; the result is ids.shape + [dim].
+Tensor embedding(const Tensor& ids, const Tensor& weight, Index padding_idx = kNoPadding);
+
+class Embedding : public Module {
+ public:
+  Embedding(Index num_embeddings, Index dim, Index padding_idx = kNoPadding,
+            Generator& gen = default_generator());
+  Tensor forward(const Tensor& ids) { return embedding(ids, weight, padding_idx); }
+  Tensor operator()(const Tensor& ids) { return forward(ids); }
+  std::string describe() const override;
+
+  Tensor weight;  // [num_embeddings, dim]
+  Index padding_idx;
+};
+
+}  // namespace attend::nn

@@ -1,0 +1,61 @@
+#include "nn/linear.h"
+
+#include "nn/init.h"
+#include "tensor/elementwise.h"
+#include "tensor/matmul.h"
+#include "tensor/reduce.h"
+
+namespace attend::nn {
+
+// y = x W^T + b        x [.., in], W [out, in], b [out], y [.., out]
+// dL/dx = g W          [.., out] @ [out, in]
+// dL/dW = g^T x        [out, N] @ [N, in], N = all leading positions stacked
+// dL/db = sum of g over the leading positions
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  if (weight.ndim() != 2) fail("linear: weight must be [out, in], got {}", weight.shape());
+  if (x.ndim() < 1 || x.size(-1) != weight.size(1))
+    fail("linear: input {} does not end in in_features {} of weight {}", x.shape(),
+         weight.size(1), weight.shape());
+  if (bias.defined() && bias.shape() != Shape{weight.size(0)})
+    fail("linear: bias {} does not match weight {} (expected [{}])", bias.shape(),
+         weight.shape(), weight.size(0));
+  NDArray xv = x.data(), w = weight.data();
+  const Index in = w.size(1), out = w.size(0);
+  // A 1-D input is a single row.
+  NDArray x2 = xv.reshape({-1, in});
+  NDArray y = matmul(x2, w, false, true);
+  if (bias.defined()) y = y + bias.data();
+  Shape out_shape = xv.shape();
+  out_shape[out_shape.ndim() - 1] = out;
+  y = y.reshape(out_shape);
+
+  const bool dx = x.requires_grad(), dw = weight.requires_grad();
+  const bool has_bias = bias.defined(), db = has_bias && bias.requires_grad();
+  auto backward = [=](const NDArray& g) -> Grads {
+    NDArray g2 = g.reshape({-1, out});
+    NDArray gx = dx ? matmul(g2, w).reshape(xv.shape()) : NDArray();
+    NDArray gw = dw ? matmul(g2, x2, true, false) : NDArray();
+    NDArray gb = db ? sum(g2, 0) : NDArray();
+    if (has_bias) return {gx, gw, gb};
+    return {gx, gw};
+  };
+  if (has_bias) return make_op("linear", y, {x, weight, bias}, backward);
+  return make_op("linear", y, {x, weight}, backward);
+}
+
+Linear::Linear(Index in_features, Index out_features, bool with_bias, Generator& gen) {
+  const double bound = init::fan_in_bound(in_features);
+  weight = init::uniform({out_features, in_features}, bound, gen);
+  register_parameter("weight", weight);
+  if (with_bias) {
+    bias = init::uniform({out_features}, bound, gen);
+    register_parameter("bias", bias);
+  }
+}
+
+std::string Linear::describe() const {
+  return fmt::format("Linear({} -> {}{})", weight.size(1), weight.size(0),
+                     bias.defined() ? "" : ", no bias");
+}
+
+}  // namespace attend::nn
