@@ -66,7 +66,7 @@ void CommandLine::add(const std::string& name, std::uint64_t& value, const std::
 }
 
 void CommandLine::add(const std::string& name, double& value, const std::string& help) {
-  add_flag({name, help, fmt::format("{:g}", value), false, [&value, name](const std::string& text) {
+  add_flag({name, help, fmt::format("{}", value), false, [&value, name](const std::string& text) {
               value = parse_number<double>(name, text, "a number");
             }});
 }
