@@ -1,0 +1,208 @@
+#include "nn/viz/image.h"
+
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/viz/output_file.h"
+#include "tensor/error.h"
+
+namespace attend::viz {
+namespace {
+
+// Images larger than this per side are refused: stb counts pixels in int, and a typo such
+// as resize_bilinear(x, 64000, 64000) should be an error, not 16 GB of memory.
+constexpr Index kMaxSide = 1 << 15;
+
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+struct StbFree {
+  void operator()(unsigned char* pixels) const { stbi_image_free(pixels); }
+};
+
+// Image [C, H, W] or [H, W] -> its sizes, checking what every image function needs.
+struct ImageShape {
+  Index channels, height, width;
+};
+ImageShape image_shape(const NDArray& image, std::string_view op) {
+  check_defined(image, op, "image");
+  if (!is_floating(image.dtype())) {
+    fail("{}: the image must be float32 or float64, not {}", op, dtype_name(image.dtype()));
+  }
+  if (image.ndim() != 2 && image.ndim() != 3) {
+    fail("{}: an image is [C, H, W] or [H, W], not {}", op, to_string(image.shape()));
+  }
+  ImageShape s{image.ndim() == 3 ? image.size(0) : 1, image.size(-2), image.size(-1)};
+  if (s.height < 1 || s.width < 1 || s.channels < 1) {
+    fail("{}: the image {} is empty", op, to_string(image.shape()));
+  }
+  if (s.height > kMaxSide || s.width > kMaxSide) {
+    fail("{}: the image {} is larger than {} pixels per side", op, to_string(image.shape()),
+         kMaxSide);
+  }
+  return s;
+}
+
+// The linear (tent) filter along one axis: output pixel o is the sum over k of
+// weights[o][k] * input[first[o] + k].
+struct AxisFilter {
+  std::vector<Index> first;
+  std::vector<std::vector<double>> weights;
+};
+
+AxisFilter linear_filter(Index in_size, Index out_size) {
+  // Pixel centres sit at half-integers: output pixel o covers input coordinates
+  // [o * scale, (o + 1) * scale), so its centre is at (o + 0.5) * scale - 0.5 in input pixel
+  // indices. The same convention makes a 2x enlargement symmetric at both edges.
+  const double scale = static_cast<double>(in_size) / static_cast<double>(out_size);
+  // The tent reaches 1 input pixel either side when enlarging (plain bilinear), and `scale`
+  // pixels when shrinking, so every input pixel under the output pixel contributes.
+  const double radius = std::max(1.0, scale);
+  AxisFilter filter;
+  for (Index o = 0; o < out_size; ++o) {
+    const double centre = (static_cast<double>(o) + 0.5) * scale - 0.5;
+    const Index lo = std::max<Index>(0, static_cast<Index>(std::floor(centre - radius)));
+    const Index hi = std::min<Index>(in_size - 1, static_cast<Index>(std::ceil(centre + radius)));
+    std::vector<double> w;
+    double total = 0;
+    for (Index i = lo; i <= hi; ++i) {
+      w.push_back(std::max(0.0, 1.0 - std::abs(static_cast<double>(i) - centre) / radius));
+      total += w.back();
+    }
+    // Taps that fall outside the image are left out and the rest renormalised: at the
+    // border this repeats the edge pixel, and the weights always sum to 1.
+    for (double& x : w) x /= total;
+    filter.first.push_back(lo);
+    filter.weights.push_back(std::move(w));
+  }
+  return filter;
+}
+
+// stb's failure reasons are terse ("outofdata"); each gets a plain explanation.
+std::string explain(const char* reason) {
+  const std::string_view r = reason != nullptr ? reason : "unknown failure";
+  if (r == "outofdata") return "outofdata (the data ends too early: is the file truncated?)";
+  if (r == "unknown image type") {
+    return "unknown image type (stb_image reads PNG, JPEG, BMP, GIF, TGA, PSD, HDR, PIC and "
+           "PNM files)";
+  }
+  return std::string(r) + " (is the file corrupt?)";
+}
+
+}  // namespace
+
+NDArray read_image(const std::filesystem::path& path, ColorMode mode) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    fail("read_image: '{}' is a folder, not an image file", path.string());
+  }
+  errno = 0;
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+  if (!file) fail("read_image: cannot open '{}': {}", path.string(), std::strerror(errno));
+
+  const int channels = mode == ColorMode::kGray ? 1 : 3;
+  int width = 0, height = 0, channels_in_file = 0;
+  // The last argument asks stb to convert to `channels` whatever the file holds.
+  std::unique_ptr<unsigned char, StbFree> pixels(
+      stbi_load_from_file(file.get(), &width, &height, &channels_in_file, channels));
+  if (!pixels) {
+    fail("read_image: cannot decode '{}': {}", path.string(), explain(stbi_failure_reason()));
+  }
+
+  // stb gives interleaved bytes (row by row, pixel by pixel, r g b r g b ...); the array is
+  // channels first: all of red, then all of green, then all of blue.
+  NDArray image = NDArray::empty({channels, height, width}, kFloat32);
+  float* out = image.data<float>();
+  const Index plane = static_cast<Index>(height) * width;
+  for (Index p = 0; p < plane; ++p) {
+    for (int c = 0; c < channels; ++c) {
+      out[c * plane + p] = static_cast<float>(pixels.get()[p * channels + c]) / 255.0f;
+    }
+  }
+  return image;
+}
+
+void write_png(const std::filesystem::path& path, const NDArray& image) {
+  const ImageShape s = image_shape(image, "write_png");
+  if (s.channels != 1 && s.channels != 3 && s.channels != 4) {
+    fail("write_png: the image {} has {} channels; a PNG has 1 (gray), 3 (RGB) or 4 (RGBA)",
+         to_string(image.shape()), s.channels);
+  }
+  const NDArray values = image.to(kFloat64);
+  std::span<const double> v = values.span<double>();
+  const Index plane = s.height * s.width;
+  std::vector<unsigned char> bytes(static_cast<std::size_t>(plane * s.channels));
+  for (Index c = 0; c < s.channels; ++c) {
+    for (Index p = 0; p < plane; ++p) {
+      const double x = v[c * plane + p];
+      if (!std::isfinite(x)) {
+        fail(
+            "write_png: '{}': the image has a non-finite value ({}) at channel {}, row {}, "
+            "column {}",
+            path.string(), x, c, p / s.width, p % s.width);
+      }
+      bytes[p * s.channels + c] =
+          static_cast<unsigned char>(std::lround(std::clamp(x, 0.0, 1.0) * 255.0));
+    }
+  }
+  make_parent_folders(path, "write_png");
+  const int stride = static_cast<int>(s.width * s.channels);  // bytes per row
+  if (stbi_write_png(path.c_str(), static_cast<int>(s.width), static_cast<int>(s.height),
+                     static_cast<int>(s.channels), bytes.data(), stride) == 0) {
+    fail("write_png: cannot write '{}' (is the folder writable?)", path.string());
+  }
+}
+
+NDArray resize_bilinear(const NDArray& image, Index height, Index width) {
+  const ImageShape s = image_shape(image, "resize_bilinear");
+  if (height < 1 || width < 1 || height > kMaxSide || width > kMaxSide) {
+    fail("resize_bilinear: the new size {}x{} must be between 1 and {} per side", height, width,
+         kMaxSide);
+  }
+  const NDArray input = image.to(kFloat64);
+  std::span<const double> in = input.span<double>();
+  const AxisFilter along_x = linear_filter(s.width, width);
+  const AxisFilter along_y = linear_filter(s.height, height);
+
+  // Separable: first every row to the new width, then every column to the new height.
+  std::vector<double> rows(static_cast<std::size_t>(s.channels * s.height * width));
+  for (Index c = 0; c < s.channels; ++c) {
+    for (Index y = 0; y < s.height; ++y) {
+      const double* src = in.data() + (c * s.height + y) * s.width;
+      double* dst = rows.data() + (c * s.height + y) * width;
+      for (Index x = 0; x < width; ++x) {
+        const std::vector<double>& w = along_x.weights[x];
+        double sum = 0;
+        for (std::size_t k = 0; k < w.size(); ++k) sum += w[k] * src[along_x.first[x] + k];
+        dst[x] = sum;
+      }
+    }
+  }
+  std::vector<double> out(static_cast<std::size_t>(s.channels * height * width));
+  for (Index c = 0; c < s.channels; ++c) {
+    for (Index y = 0; y < height; ++y) {
+      const std::vector<double>& w = along_y.weights[y];
+      double* dst = out.data() + (c * height + y) * width;
+      for (Index x = 0; x < width; ++x) {
+        double sum = 0;
+        for (std::size_t k = 0; k < w.size(); ++k) {
+          sum += w[k] * rows[(c * s.height + along_y.first[y] + static_cast<Index>(k)) * width + x];
+        }
+        dst[x] = sum;
+      }
+    }
+  }
+  Shape shape = image.ndim() == 3 ? Shape{s.channels, height, width} : Shape{height, width};
+  return NDArray::from_vector(std::span<const double>(out), shape).to(image.dtype());
+}
+
+}  // namespace attend::viz
