@@ -11,10 +11,12 @@
 #include <set>
 #include <sstream>
 
+#include "nn/conv.h"
 #include "nn/embedding.h"
 #include "nn/layer_norm.h"
 #include "nn/linear.h"
 #include "nn/loss.h"
+#include "nn/pool.h"
 #include "support.h"
 
 using namespace attend;
@@ -143,6 +145,15 @@ std::vector<OpCase> op_cases() {
        [](const Inputs& x) { return nn::cross_entropy(x[0], ids({1, 0}, {2}), {.reduction = nn::Reduction::kSum}); }, {{2, 4}}},
       {"cross_entropy", "none (one loss per position)",
        [](const Inputs& x) { return nn::cross_entropy(x[0], ids({1, 0, 2}, {3}), {.reduction = nn::Reduction::kNone}); }, {{3, 4}}},
+      {"conv2d", "stride 2, padding 1, with bias",
+       [](const Inputs& x) { return nn::conv2d(x[0], x[1], x[2], 2, 1); }, {{2, 2, 5, 4}, {3, 2, 3, 3}, {3}}},
+      {"conv2d", "1x1 kernel, no bias",
+       [](const Inputs& x) { return nn::conv2d(x[0], x[1], Tensor()); }, {{1, 3, 2, 3}, {2, 3, 1, 1}}},
+      // Normal inputs have no ties (nor two values within eps of each other, almost surely).
+      {"max_pool2d", "overlapping windows",
+       [](const Inputs& x) { return nn::max_pool2d(x[0], 2, 1); }, {{1, 2, 3, 4}}},
+      {"avg_pool2d", "windows side by side",
+       [](const Inputs& x) { return nn::avg_pool2d(x[0], 2); }, {{2, 1, 4, 5}}},
   };
 }
 
