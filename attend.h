@@ -2,6 +2,7 @@
 //
 //   tensor/    NDArray, the data, and the kernels that compute with it
 //   autograd/  Tensor, the graph, backward(), gradcheck
+//   nn/        modules, losses, optimizers, checkpoints, data, plots
 #pragma once
 
 #include "tensor/dtype.h"
@@ -21,3 +22,27 @@
 #include "autograd/graphviz.h"
 #include "autograd/ops.h"
 #include "autograd/tensor.h"
+
+#include "nn/activation.h"
+#include "nn/attention.h"
+#include "nn/conv.h"
+#include "nn/embedding.h"
+#include "nn/gru.h"
+#include "nn/init.h"
+#include "nn/layer_norm.h"
+#include "nn/linear.h"
+#include "nn/loss.h"
+#include "nn/lstm.h"
+#include "nn/module.h"
+#include "nn/pool.h"
+#include "nn/sequential.h"
+
+#include "nn/data/data_loader.h"
+#include "nn/data/dataset.h"
+#include "nn/data/dates.h"
+#include "nn/data/fashion_mnist.h"
+#include "nn/data/synthetic_images.h"
+#include "nn/data/vocabulary.h"
+#include "nn/io/checkpoint.h"
+#include "nn/optim/optim.h"
+#include "nn/viz/viz.h"

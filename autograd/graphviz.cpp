@@ -64,9 +64,19 @@ void write_dot(const Tensor& root, const std::string& path) {
   if (!file) fail("write_dot: writing '{}' failed", path);
 }
 
+namespace {
+// A path inside single quotes for the shell, with each ' written as '\''.
+std::string shell_quote(const std::string& path) {
+  std::string quoted = "'";
+  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+}  // namespace
+
 bool render_dot_to_png(const std::string& dot_path, const std::string& png_path) {
   if (std::system("command -v dot >/dev/null 2>&1") != 0) return false;
-  std::string command = fmt::format("dot -Tpng '{}' -o '{}' 2>/dev/null", dot_path, png_path);
+  std::string command = fmt::format("dot -Tpng {} -o {} 2>/dev/null", shell_quote(dot_path),
+                                    shell_quote(png_path));
   return std::system(command.c_str()) == 0;
 }
 

@@ -1,6 +1,6 @@
 // A small thread pool for parallel_for. Workers sleep on a condition variable between
-// jobs (no spinning: on the course's virtual machines the two cores share their vector
-// units, and a spinning thread slows the one doing the work).
+// jobs rather than spinning: on the course's virtual machines a spinning thread can take
+// the core that the working thread needs.
 #include "tensor/parallel.h"
 
 #include <algorithm>
@@ -103,6 +103,15 @@ class ThreadPool {
   bool stopping_ = false;
 };
 
+// Set while a thread runs a parallel_for body: a nested parallel_for (a GEMM inside a
+// convolution's per-sample loop, say) then runs inline on that thread instead of waiting
+// for a pool that is busy with the outer loop.
+thread_local bool inside_parallel_for = false;
+
+// One parallel_for at a time may use the pool; another thread calling it meanwhile runs
+// its loop inline.
+std::mutex pool_in_use;
+
 int& thread_setting() {
   static int threads = initial_threads();
   return threads;
@@ -128,7 +137,8 @@ void parallel_for(Index n, Index grain, const std::function<void(Index, Index)>&
   grain = std::max<Index>(grain, 1);
   const Index grains = (n + grain - 1) / grain;
   const int threads = static_cast<int>(std::min<Index>(num_threads(), grains));
-  if (threads <= 1) {
+  std::unique_lock<std::mutex> lock(pool_in_use, std::defer_lock);
+  if (threads <= 1 || inside_parallel_for || !lock.try_lock()) {
     body(0, n);
     return;
   }
@@ -139,6 +149,10 @@ void parallel_for(Index n, Index grain, const std::function<void(Index, Index)>&
     if (t >= used) return;
     const Index first = t * grains / used, last = (t + 1) * grains / used;
     const Index begin = first * grain, end = std::min(n, last * grain);
+    inside_parallel_for = true;
+    struct Reset {
+      ~Reset() { inside_parallel_for = false; }
+    } reset;
     if (begin < end) body(begin, end);
   });
 }
