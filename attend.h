@@ -37,6 +37,7 @@
 #include "nn/pool.h"
 #include "nn/sequential.h"
 
+#include "nn/data/canvas.h"
 #include "nn/data/data_loader.h"
 #include "nn/data/dataset.h"
 #include "nn/data/dates.h"

@@ -1,0 +1,182 @@
+#include "nn/data/canvas.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "nn/viz/image.h"
+#include "tensor/error.h"
+#include "tensor/shape_ops.h"
+
+namespace attend::data {
+namespace {
+
+constexpr double kInkThreshold = 0.15;  // a pixel belongs to the object's box above this
+constexpr Index kMinGap = 2;            // pixels between objects along the layout axis
+
+struct Rgb {
+  float r, g, b;
+};
+const std::vector<Rgb>& tints() {
+  static const std::vector<Rgb> kTints = {
+      {1.0f, 0.25f, 0.2f}, {0.25f, 1.0f, 0.3f}, {0.35f, 0.5f, 1.0f}, {1.0f, 0.95f, 0.2f}};
+  return kTints;
+}
+
+// Splits `free` pixels into `parts` gaps of at least kMinGap each, at random.
+std::vector<Index> random_gaps(Index free, int parts, Generator& gen) {
+  std::vector<double> weights(static_cast<std::size_t>(parts));
+  double total = 0;
+  for (double& w : weights) total += (w = gen.uniform() + 1e-3);
+  const Index spare = free - kMinGap * parts;
+  std::vector<Index> gaps;
+  Index used = 0;
+  for (int i = 0; i < parts; ++i) {
+    Index g = kMinGap + static_cast<Index>(std::floor(spare * weights[i] / total));
+    gaps.push_back(g);
+    used += g;
+  }
+  gaps.back() += free - used;  // rounding leftovers
+  return gaps;
+}
+
+}  // namespace
+
+const std::vector<std::string>& canvas_colors() {
+  static const std::vector<std::string> kColors = {"red", "green", "blue", "yellow"};
+  return kColors;
+}
+
+std::vector<std::string> caption_nouns(const std::vector<std::string>& class_names) {
+  std::vector<std::string> nouns;
+  for (const std::string& name : class_names) {
+    std::string noun;
+    if (name == "T-shirt/top")
+      noun = "t-shirt";
+    else if (name == "Ankle boot")
+      noun = "boot";
+    else
+      for (char c : name) noun += c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    nouns.push_back(noun);
+  }
+  return nouns;
+}
+
+CanvasGenerator::CanvasGenerator(LabelledImages items, CanvasOptions options)
+    : items_(std::move(items)), options_(options), nouns_(caption_nouns(items_.class_names)) {
+  if (items_.size() == 0) fail("CanvasGenerator: no source items");
+  if (items_.images.shape() != Shape{items_.size(), 1, 28, 28})
+    fail("CanvasGenerator: source items must be [N,1,28,28], got {}", items_.images.shape());
+  if (options_.min_objects < 1 || options_.max_objects < options_.min_objects)
+    fail("CanvasGenerator: needs 1 <= min_objects <= max_objects, got {} and {}",
+         options_.min_objects, options_.max_objects);
+  const Index needed = options_.max_objects * options_.min_item_size + (options_.max_objects + 1) * kMinGap;
+  if (options_.min_item_size < 4 || options_.max_item_size < options_.min_item_size || needed > options_.size)
+    fail("CanvasGenerator: {} items of at least {} pixels do not fit side by side on a {}-pixel canvas",
+         options_.max_objects, options_.min_item_size, options_.size);
+}
+
+std::vector<std::string> CanvasGenerator::caption_words() const {
+  std::vector<std::string> words = {"a", "left", "of", "above"};
+  if (options_.colors)
+    for (const std::string& c : canvas_colors()) words.push_back(c);
+  for (const std::string& n : nouns_) words.push_back(n);
+  return words;
+}
+
+CanvasExample CanvasGenerator::make(Generator& gen) const {
+  const Index side = options_.size;
+  const int count = options_.min_objects +
+                    static_cast<int>(gen.randint(options_.max_objects - options_.min_objects + 1));
+  const bool horizontal = gen.bernoulli(0.5);  // name objects left to right, or top to bottom
+
+  // Sizes: as large as allowed, but `count` of them must fit along the layout axis.
+  const Index largest = std::min(options_.max_item_size, (side - (count + 1) * kMinGap) / count);
+  std::vector<Index> sizes;
+  Index total = 0;
+  for (int i = 0; i < count; ++i) {
+    sizes.push_back(options_.min_item_size + gen.randint(largest - options_.min_item_size + 1));
+    total += sizes.back();
+  }
+  std::vector<Index> gaps = random_gaps(side - total, count + 1, gen);
+
+  CanvasExample example;
+  example.image = NDArray::zeros({3, side, side});
+  float* canvas = example.image.data<float>();
+  Index along = 0;
+  for (int i = 0; i < count; ++i) {
+    along += gaps[i];
+    const Index across = gen.randint(side - sizes[i] + 1);
+    const Index x0 = horizontal ? along : across, y0 = horizontal ? across : along;
+    along += sizes[i];
+
+    const Index item = gen.randint(items_.size());
+    CanvasObject object;
+    object.label = static_cast<Index>(items_.labels.data<std::int64_t>()[item]);
+    object.color = options_.colors ? static_cast<int>(gen.randint(static_cast<Index>(tints().size()))) : 0;
+    NDArray picture = slice(items_.images, 0, item, item + 1).reshape({1, 28, 28});
+    NDArray scaled = viz::resize_bilinear(picture, sizes[i], sizes[i]);
+    const float* p = scaled.data<float>();
+    const Rgb tint = options_.colors ? tints()[static_cast<std::size_t>(object.color)] : Rgb{1, 1, 1};
+    Box box{side, side, 0, 0};
+    for (Index y = 0; y < sizes[i]; ++y)
+      for (Index x = 0; x < sizes[i]; ++x) {
+        const float v = std::clamp(p[y * sizes[i] + x], 0.0f, 1.0f);
+        const Index cy = y0 + y, cx = x0 + x;
+        canvas[(0 * side + cy) * side + cx] = v * tint.r;
+        canvas[(1 * side + cy) * side + cx] = v * tint.g;
+        canvas[(2 * side + cy) * side + cx] = v * tint.b;
+        if (v > kInkThreshold) {
+          box.x0 = std::min(box.x0, cx);
+          box.y0 = std::min(box.y0, cy);
+          box.x1 = std::max(box.x1, cx + 1);
+          box.y1 = std::max(box.y1, cy + 1);
+        }
+      }
+    if (box.x1 <= box.x0) box = Box{x0, y0, x0 + sizes[i], y0 + sizes[i]};  // a blank item
+    object.box = box;
+    example.objects.push_back(object);
+  }
+
+  // The caption names the objects in layout order.
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) {
+      if (horizontal) {
+        example.words.insert(example.words.end(), {"left", "of"});
+        example.word_object.insert(example.word_object.end(), {-1, -1});
+      } else {
+        example.words.push_back("above");
+        example.word_object.push_back(-1);
+      }
+    }
+    example.words.push_back("a");
+    example.word_object.push_back(-1);
+    if (options_.colors) {
+      example.words.push_back(canvas_colors()[static_cast<std::size_t>(example.objects[i].color)]);
+      example.word_object.push_back(i);
+    }
+    example.words.push_back(nouns_[static_cast<std::size_t>(example.objects[i].label)]);
+    example.word_object.push_back(i);
+  }
+  return example;
+}
+
+CanvasSplits make_canvas_splits(const CanvasGenerator& train_items,
+                                const CanvasGenerator& held_out_items, std::size_t train,
+                                std::size_t validation, std::size_t test, std::uint64_t seed) {
+  CanvasSplits splits;
+  Generator train_gen(seed), held_out_gen(seed + 1);
+  for (std::size_t i = 0; i < train; ++i) splits.train.push_back(train_items.make(train_gen));
+  for (std::size_t i = 0; i < validation; ++i)
+    splits.validation.push_back(held_out_items.make(held_out_gen));
+  for (std::size_t i = 0; i < test; ++i) splits.test.push_back(held_out_items.make(held_out_gen));
+  return splits;
+}
+
+std::string caption_text(const CanvasExample& example) {
+  std::string text;
+  for (const std::string& w : example.words) text += (text.empty() ? "" : " ") + w;
+  return text;
+}
+
+}  // namespace attend::data

@@ -1,0 +1,93 @@
+// "Canvas captions": the image-captioning data of the Show, Attend and Tell lessons, built
+// so that the right answer is known.
+//
+// A canvas (64x64 RGB by default) holds 1 to 3 real Fashion-MNIST items (or the generated
+// stand-in), each scaled, tinted and placed at a random position without overlap, and its
+// exact bounding box is recorded. The caption comes from a small grammar that names the
+// objects in spatial order, so a model must look at the right object to say the right word:
+//
+//   "a red bag"                           one object
+//   "a green coat left of a blue dress"   two objects, side by side (named left to right)
+//   "a red boot above a green sneaker above a blue bag"   (named top to bottom)
+//
+// For every caption word the generator records which object it describes (-1 for "a",
+// "left", "of", "above"), so that a lesson can measure whether the attention for the word
+// "bag" lies inside the bag's box.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nn/data/fashion_mnist.h"
+#include "tensor/random.h"
+
+namespace attend::data {
+
+// A pixel rectangle [x0, x1) x [y0, y1): the tight box of an object's drawn pixels.
+struct Box {
+  Index x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool contains(double x, double y) const { return x >= x0 && x < x1 && y >= y0 && y < y1; }
+  double center_x() const { return 0.5 * static_cast<double>(x0 + x1); }
+  double center_y() const { return 0.5 * static_cast<double>(y0 + y1); }
+};
+
+struct CanvasObject {
+  Index label = 0;   // class of the item (its noun)
+  int color = 0;     // index into canvas_colors()
+  Box box;
+};
+
+struct CanvasExample {
+  NDArray image;                     // float32 [3, size, size] in [0, 1]
+  std::vector<CanvasObject> objects; // in the order the caption names them
+  std::vector<std::string> words;    // the caption, without <bos>/<eos>
+  std::vector<int> word_object;      // per word: the object it describes, or -1
+};
+
+struct CanvasOptions {
+  Index size = 64;                   // canvas side in pixels
+  int min_objects = 1, max_objects = 3;
+  Index min_item_size = 18, max_item_size = 26;  // side of a scaled 28x28 item
+  bool colors = true;                // tint items and say the colour in the caption
+};
+
+// "red", "green", "blue", "yellow": the tints and their words.
+const std::vector<std::string>& canvas_colors();
+
+// One caption noun per class: Fashion-MNIST's names made single lower-case words
+// ("t-shirt", "trouser", ..., "boot"), or the generated patterns' names with dashes.
+std::vector<std::string> caption_nouns(const std::vector<std::string>& class_names);
+
+class CanvasGenerator {
+ public:
+  // items: the 28x28 source pictures and their labels (from load_fashion_mnist or
+  // synthetic_fashion_mnist).
+  CanvasGenerator(LabelledImages items, CanvasOptions options = {});
+  CanvasExample make(Generator& gen) const;
+  const CanvasOptions& options() const { return options_; }
+  const std::vector<std::string>& nouns() const { return nouns_; }
+  // Every word a caption can contain, in a fixed order (for a vocabulary).
+  std::vector<std::string> caption_words() const;
+
+ private:
+  LabelledImages items_;
+  CanvasOptions options_;
+  std::vector<std::string> nouns_;
+};
+
+struct CanvasSplits {
+  std::vector<CanvasExample> train, validation, test;
+};
+// Fixed-seed splits. Training canvases are drawn by `train_items` (made from the training
+// pictures); validation and test canvases by `held_out_items` (made from pictures the model
+// never trains on, e.g. Fashion-MNIST's test split), so that held-out scores measure
+// generalisation to new objects, not memory.
+CanvasSplits make_canvas_splits(const CanvasGenerator& train_items,
+                                const CanvasGenerator& held_out_items, std::size_t train,
+                                std::size_t validation, std::size_t test, std::uint64_t seed);
+
+// The caption's grammar as a sentence: "a red coat left of a blue dress".
+std::string caption_text(const CanvasExample& example);
+
+}  // namespace attend::data
