@@ -22,11 +22,13 @@ std::uint64_t next_visit_mark() {
   return ++mark;
 }
 
-// Post-order DFS: inputs come before the nodes that use them.
-std::vector<Node*> topological_order(Node* root) {
+// Post-order DFS: inputs come before the nodes that use them. The order is written into
+// `order`, whose memory (like the stack's) is reused from one backward() to the next.
+void topological_order(Node* root, std::vector<Node*>& order) {
   const std::uint64_t mark = next_visit_mark();
-  std::vector<Node*> order;
-  std::vector<std::pair<Node*, std::size_t>> stack;  // node, next input to visit
+  thread_local std::vector<std::pair<Node*, std::size_t>> stack;  // node, next input to visit
+  order.clear();
+  stack.clear();
   root->visit_mark = mark;
   stack.emplace_back(root, 0);
   while (!stack.empty()) {
@@ -42,7 +44,6 @@ std::vector<Node*> topological_order(Node* root) {
       stack.pop_back();
     }
   }
-  return order;
 }
 
 void check_finite(const NDArray& g, const Node& node, std::size_t input) {
@@ -84,7 +85,15 @@ void Tensor::backward(const NDArray& grad_output, const BackwardOptions& options
     fail("backward: grad_output {} {} must match the tensor {} {}", grad_output.shape(),
          dtype_name(grad_output.dtype()), shape(), dtype_name(dtype()));
 
-  std::vector<Node*> order = topological_order(node_.get());
+  // Reused between calls (a hook or backward function may itself call backward(), so the
+  // buffer is taken out and put back rather than shared).
+  thread_local std::vector<Node*> spare;
+  std::vector<Node*> order = std::move(spare);
+  topological_order(node_.get(), order);
+  struct GiveBack {
+    std::vector<Node*>& order;
+    ~GiveBack() { spare = std::move(order); }
+  } give_back{order};
   for (Node* node : order)
     if (node->graph_freed)
       fail("backward: the graph through '{}' was already used by backward() and freed. To run "
