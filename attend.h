@@ -11,6 +11,7 @@
 #include "tensor/index_ops.h"
 #include "tensor/matmul.h"
 #include "tensor/ndarray.h"
+#include "tensor/parallel.h"
 #include "tensor/print.h"
 #include "tensor/random.h"
 #include "tensor/reduce.h"

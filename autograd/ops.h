@@ -88,6 +88,9 @@ Tensor stack(std::span<const Tensor> parts, int axis);
 Tensor stack(std::initializer_list<Tensor> parts, int axis);
 std::vector<Tensor> split(const Tensor& x, std::span<const Index> sizes, int axis);
 std::vector<Tensor> chunk(const Tensor& x, Index chunks, int axis);  // equal pieces
+// x cut along `axis` into its size-1 slices, with that axis removed: a [B, T, D] sequence
+// becomes T tensors [B, D]. Unlike T separate slices, the backward costs one pass over x.
+std::vector<Tensor> unbind(const Tensor& x, int axis);
 Tensor broadcast_to(const Tensor& x, const Shape& shape);
 
 // ---- indexing (indices are int64 tensors) --------------------------------------------------

@@ -129,6 +129,42 @@ std::vector<Tensor> chunk(const Tensor& x, Index chunks, int axis) {
   return split(x, sizes, axis);
 }
 
+// y_k = x[.., k, ..] for every k along axis.  dL/dx[.., k, ..] = dL/dy_k
+//
+// Taking T slices one by one would cost O(T) per slice in the backward (each slice's
+// gradient is a zero array of x's full shape with one slice filled in, and those T arrays
+// are then added up), so O(T^2) for a sequence. Instead all parts share one gradient buffer:
+// a hidden node "unbind" between x and the parts, whose backward returns the buffer, and
+// parts whose backward writes their gradient into their own slice of it. The first part to
+// run hands the buffer to the hidden node (as that node's gradient, without a copy); the
+// others only write into it, which they can because the hidden node's backward runs after
+// all of theirs (it comes before them in topological order).
+std::vector<Tensor> unbind(const Tensor& x, int axis) {
+  const int a = normalize_axis(axis, x.ndim(), "unbind");
+  const Shape whole = x.shape();
+  struct SharedGradient {
+    NDArray buffer;  // dL/dx, filled slice by slice; handed over once per backward pass
+  };
+  auto shared = std::make_shared<SharedGradient>();
+  Tensor joint = make_op("unbind", x.data(), {x}, [shared](const NDArray& g) -> Grads {
+    shared->buffer = NDArray();  // the next backward pass starts a new buffer
+    return {g};
+  });
+  std::vector<Tensor> parts;
+  const Index n = whole[a];
+  parts.reserve(static_cast<std::size_t>(n));
+  for (Index k = 0; k < n; ++k) {
+    NDArray part = squeeze(slice(x.data(), a, k, k + 1), a);
+    parts.push_back(make_op("unbind_part", part, {joint}, [=](const NDArray& g) -> Grads {
+      const bool first = !shared->buffer.defined();
+      if (first) shared->buffer = NDArray::zeros(whole, g.dtype());
+      slice_assign(shared->buffer, unsqueeze(g, a), a, k);
+      return {first ? shared->buffer : NDArray()};
+    }));
+  }
+  return parts;
+}
+
 // y = x repeated along broadcast axes.  dL/dx = dL/dy summed over the repeats
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
   Shape s = x.shape();

@@ -16,33 +16,12 @@ void check_sequence(const Tensor& x, Index input_size, DType parameters, std::st
          dtype_name(x.dtype()), dtype_name(parameters));
 }
 
-namespace {
-
-// Appends the steps of piece [B, n, ...] to `steps`, cutting it in halves until single steps.
-void append_steps(const Tensor& piece, std::vector<Tensor>& steps) {
-  const Index n = piece.size(1);
-  if (n == 1) {
-    steps.push_back(squeeze(piece, 1));
-    return;
-  }
-  append_steps(slice(piece, 1, 0, n / 2), steps);
-  append_steps(slice(piece, 1, n / 2, n), steps);
-}
-
-}  // namespace
-
-// Why not slice(x, 1, t, t + 1) for every t? The backward of a slice sends a gradient as large
-// as the whole of x (zero except at step t), and the T of them are then summed: T^2 steps'
-// worth of work, more than the layer's own products for T in the tens. Cutting x in halves,
-// then the halves in halves, and so on, sends every element's gradient through only about
-// log2(T) slices.
+// The backward of T separate slices would cost T^2 steps' worth of work; unbind (see
+// autograd/ops_shape.cpp) shares one gradient buffer among the T steps and costs one pass.
 std::vector<Tensor> split_time_steps(const Tensor& x) {
   if (x.ndim() < 2 || x.size(1) < 1)
     fail("split_time_steps: needs [B, T, ...] with T >= 1, got {}", x.shape());
-  std::vector<Tensor> steps;
-  steps.reserve(static_cast<std::size_t>(x.size(1)));
-  append_steps(x, steps);
-  return steps;
+  return unbind(x, 1);
 }
 
 std::vector<Tensor> step_masks(const Tensor& mask, Index batch, Index steps, DType dtype,

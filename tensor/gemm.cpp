@@ -40,6 +40,9 @@ constexpr int NR = 2 * kLanes;
 constexpr Index KC = 256;
 constexpr Index MC = MR * 12;
 constexpr Index NC = NR * 32;
+// Products with at most this many rows, or this many multiply-adds, are not packed.
+constexpr Index kSmallRows = 2;
+constexpr Index kSmallWork = Index{1} << 14;
 
 // GCC vector types: arithmetic on them compiles to SIMD instructions. may_alias lets them
 // read float arrays; the unaligned variant is for rows of C, which have no alignment.
@@ -191,6 +194,41 @@ void gemm_serial(const GemmShape& s, const float* a, Index lda, const float* b, 
   }
 }
 
+// Products this small skip packing (see gemm_small).
+bool is_small(const GemmShape& s) { return s.m <= kSmallRows || s.m * s.n * s.k <= kSmallWork; }
+
+// Small products: a matrix-vector product in an attention step, or [1,25] @ [25,128], costs
+// less than packing its operands would. Plain loops, vectorised along a row of C (or along
+// k for a transposed B, as dot products).
+void gemm_small(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
+                Index ldc) {
+  for (Index i = 0; i < s.m; ++i) {
+    float* crow = c + i * ldc;
+    if (!s.accumulate) std::fill(crow, crow + s.n, 0.0f);
+    if (!s.transpose_b) {
+      for (Index p = 0; p < s.k; ++p) {
+        const float aip = s.transpose_a ? a[p * lda + i] : a[i * lda + p];
+        const float* brow = b + p * ldb;
+#pragma omp simd
+        for (Index j = 0; j < s.n; ++j) crow[j] += aip * brow[j];
+      }
+    } else {
+      for (Index j = 0; j < s.n; ++j) {
+        const float* brow = b + j * ldb;
+        float dot = 0;
+        if (!s.transpose_a) {
+          const float* arow = a + i * lda;
+#pragma omp simd reduction(+ : dot)
+          for (Index p = 0; p < s.k; ++p) dot += arow[p] * brow[p];
+        } else {
+          for (Index p = 0; p < s.k; ++p) dot += a[p * lda + i] * brow[p];
+        }
+        crow[j] += dot;
+      }
+    }
+  }
+}
+
 // Below this many multiply-adds a second thread costs more than it saves (measured on
 // the course machines, whose two cores share their vector units).
 constexpr Index kParallelWork = Index{1} << 24;
@@ -203,6 +241,10 @@ constexpr Index kParallelWork = Index{1} << 24;
 // result is bit-for-bit the same for any number of threads.
 void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
           Index ldc) {
+  if (is_small(s)) {
+    gemm_small(s, a, lda, b, ldb, c, ldc);
+    return;
+  }
   if (s.m * s.n * s.k < kParallelWork || num_threads() == 1) {
     gemm_serial(s, a, lda, b, ldb, c, ldc);
     return;

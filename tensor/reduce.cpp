@@ -69,6 +69,7 @@ NDArray sum(const NDArray& x, int axis, bool keepdim) {
         T* dst = o + r * v.inner;
         for (Index k = 0; k < v.n; ++k) {
           const T* src = in + (r * v.n + k) * v.inner;
+#pragma omp simd
           for (Index i = 0; i < v.inner; ++i) dst[i] += src[i];
         }
       }

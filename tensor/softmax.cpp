@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
+
+#include "tensor/vector_math.h"
 
 namespace attend {
 namespace {
@@ -24,8 +27,14 @@ Rows rows_of(const NDArray& x, int axis, std::string_view op) {
   return r;
 }
 
+// Calls body(first, stride) for every row. Rows along the last axis (the usual case) get
+// their stride as the compile-time constant 1, so that the loops in the body vectorise.
 template <class T, class Body>
 void for_each_row(const Rows& r, Body body) {
+  if (r.inner == 1) {
+    for (Index o = 0; o < r.outer; ++o) body(o * r.n, std::integral_constant<Index, 1>{});
+    return;
+  }
   for (Index o = 0; o < r.outer; ++o)
     for (Index i = 0; i < r.inner; ++i) body(o * r.n * r.inner + i, r.inner);
 }
@@ -37,26 +46,30 @@ NDArray softmax_impl(const NDArray& x, int axis, std::string_view op) {
   dispatch_float(x.dtype(), op, [&]<class T>() {
     const T* in = x.data<T>();
     T* o = out.data<T>();
-    for_each_row<T>(r, [&](Index first, Index stride) {
+    for_each_row<T>(r, [&](Index first, auto stride) {
       const T* xr = in + first;
       T* yr = o + first;
       T m = -std::numeric_limits<T>::infinity();
+#pragma omp simd reduction(max : m)
       for (Index k = 0; k < r.n; ++k) m = xr[k * stride] > m ? xr[k * stride] : m;
       if (m == -std::numeric_limits<T>::infinity()) {  // every position masked
         for (Index k = 0; k < r.n; ++k) yr[k * stride] = kLog ? m : T(0);
         return;
       }
       T s = 0;
+#pragma omp simd reduction(+ : s)
       for (Index k = 0; k < r.n; ++k) {
-        T e = std::exp(xr[k * stride] - m);
+        T e = vector_math::exp(xr[k * stride] - m);
         if (!kLog) yr[k * stride] = e;
         s += e;
       }
       if (kLog) {
         const T log_s = m + std::log(s);
+#pragma omp simd
         for (Index k = 0; k < r.n; ++k) yr[k * stride] = xr[k * stride] - log_s;
       } else {
         const T inv = T(1) / s;
+#pragma omp simd
         for (Index k = 0; k < r.n; ++k) yr[k * stride] *= inv;
       }
     });
@@ -80,9 +93,11 @@ NDArray softmax_backward(const NDArray& grad, const NDArray& y, int axis) {
     const T* g = grad.data<T>();
     const T* py = y.data<T>();
     T* o = out.data<T>();
-    for_each_row<T>(r, [&](Index first, Index stride) {
+    for_each_row<T>(r, [&](Index first, auto stride) {
       T dot = 0;
+#pragma omp simd reduction(+ : dot)
       for (Index k = 0; k < r.n; ++k) dot += g[first + k * stride] * py[first + k * stride];
+#pragma omp simd
       for (Index k = 0; k < r.n; ++k) {
         const Index j = first + k * stride;
         o[j] = py[j] * (g[j] - dot);
@@ -101,12 +116,14 @@ NDArray log_softmax_backward(const NDArray& grad, const NDArray& y, int axis) {
     const T* g = grad.data<T>();
     const T* py = y.data<T>();
     T* o = out.data<T>();
-    for_each_row<T>(r, [&](Index first, Index stride) {
+    for_each_row<T>(r, [&](Index first, auto stride) {
       T total = 0;
+#pragma omp simd reduction(+ : total)
       for (Index k = 0; k < r.n; ++k) total += g[first + k * stride];
+#pragma omp simd
       for (Index k = 0; k < r.n; ++k) {
         const Index j = first + k * stride;
-        o[j] = g[j] - std::exp(py[j]) * total;
+        o[j] = g[j] - vector_math::exp(py[j]) * total;
       }
     });
   });

@@ -197,3 +197,15 @@ TEST_CASE("tensors print their values and origin", "[autograd]") {
   CHECK_THAT(fmt::format("{}", w * 2.0), Contains("op=mul"));
   CHECK_THAT(fmt::format("{}", w), Contains("shape=[2], dtype=float32"));
 }
+
+TEST_CASE("unbind: parts share one gradient buffer, also across retained passes", "[autograd]") {
+  Tensor x = Tensor(f64({1, 2, 3, 4, 5, 6}, {2, 3})).requires_grad_();
+  std::vector<Tensor> cols = unbind(x, 1);
+  REQUIRE(cols.size() == 3);
+  check_close(cols[2].data(), f64({3, 6}, {2}));
+  Tensor y = sum(cols[0] * 10.0) + sum(cols[2]);  // column 1 unused: its gradient stays 0
+  y.backward(BackwardOptions{.retain_graph = true});
+  check_close(x.grad().data(), f64({10, 0, 1, 10, 0, 1}, {2, 3}));
+  y.backward();  // a second pass adds the same again, from a fresh buffer
+  check_close(x.grad().data(), f64({20, 0, 2, 20, 0, 2}, {2, 3}));
+}

@@ -113,6 +113,13 @@ std::vector<OpCase> op_cases() {
       {"concat", "three parts",
        [](const Inputs& x) { return concat({x[0], x[1], x[2]}, 1); }, {{2, 1}, {2, 3}, {2, 2}}},
       {"concat", "stack (composed)", [](const Inputs& x) { return stack({x[0], x[1]}, 1); }, {{2, 3}, {2, 3}}},
+      {"unbind", "every part used, along the middle axis",
+       [](const Inputs& x) {
+         std::vector<Tensor> parts = unbind(x[0], 1);
+         return parts[0] * 2.0 + parts[1] * parts[2];
+       }, {{2, 3, 2}}},
+      {"unbind_part", "only some parts used",
+       [](const Inputs& x) { return tanh(unbind(x[0], 0)[1]); }, {{3, 4}}},
       {"broadcast_to", "", [](const Inputs& x) { return broadcast_to(x[0], {4, 2, 3}); }, {{2, 1}}},
       // ---- indexing ----
       {"index_select", "embedding lookup with a repeated id",

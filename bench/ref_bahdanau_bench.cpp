@@ -1,0 +1,122 @@
+// REF-BAHDANAU: one training step of the reference workload, with attend.
+//
+// The workload is defined in bench/pytorch/ref_bahdanau.py (the same model in PyTorch, for the
+// side-by-side comparison; bench/compare_pytorch.sh runs both): source vocabulary 40, target
+// 16, embeddings 32, a bidirectional GRU encoder (64 per direction), a GRUCell decoder (64)
+// with additive attention (64), teacher forcing, source length 25, target length 12, batch
+// 64, cross-entropy, Adam. One step = zero_grad + forward + loss + backward + Adam update.
+// It prints the median and 10th/90th percentile of 50 steps after 10 warm-up steps, and a
+// JSON line like the PyTorch script's, so the two can be compared.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "attend.h"
+
+using namespace attend;
+
+namespace {
+
+constexpr Index kSrcVocab = 40, kTgtVocab = 16, kEmbedding = 32, kHidden = 64, kAttention = 64;
+constexpr Index kSrcLen = 25, kTgtLen = 12, kBatch = 64;
+
+struct Seq2SeqAttention : nn::Module {
+  nn::Embedding src_emb{kSrcVocab, kEmbedding}, tgt_emb{kTgtVocab, kEmbedding};
+  nn::GRU encoder{kEmbedding, kHidden, /*bidirectional=*/true};
+  nn::Linear init{2 * kHidden, kHidden};
+  nn::Linear w_q{kHidden, kAttention, false}, w_k{2 * kHidden, kAttention}, v{kAttention, 1, false};
+  nn::GRUCell cell{kEmbedding + 2 * kHidden, kHidden};
+  nn::Linear out{kHidden + 2 * kHidden + kEmbedding, kTgtVocab};
+
+  Seq2SeqAttention() {
+    register_module("src_emb", src_emb);
+    register_module("tgt_emb", tgt_emb);
+    register_module("encoder", encoder);
+    register_module("init", init);
+    register_module("w_q", w_q);
+    register_module("w_k", w_k);
+    register_module("v", v);
+    register_module("cell", cell);
+    register_module("out", out);
+  }
+
+  // src [B, S], tgt_in [B, T] -> logits [B, T, V]
+  Tensor forward(const Tensor& src, const Tensor& tgt_in) {
+    nn::GRUOutput enc = encoder(src_emb(src));                  // output [B,S,2H], h_n [2,B,H]
+    Tensor h_n = enc.h_n;
+    Tensor s = tanh(init(concat({squeeze(slice(h_n, 0, 0, 1), 0), squeeze(slice(h_n, 0, 1, 2), 0)}, -1)));
+    Tensor keys = w_k(enc.output);                                 // [B,S,A], once per batch
+    Tensor emb = tgt_emb(tgt_in);                                  // [B,T,E]
+    std::vector<Tensor> logits;
+    for (Index t = 0; t < tgt_in.size(1); ++t) {
+      Tensor e = squeeze(v(tanh(keys + unsqueeze(w_q(s), 1))), -1);   // [B,S]
+      Tensor alpha = softmax(e, -1);
+      Tensor ctx = squeeze(matmul(unsqueeze(alpha, 1), enc.output), 1);  // [B,2H]
+      Tensor y = squeeze(slice(emb, 1, t, t + 1), 1);                   // [B,E]
+      s = cell(concat({y, ctx}, -1), s);
+      logits.push_back(out(concat({s, ctx, y}, -1)));
+    }
+    return stack(logits, 1);
+  }
+};
+
+struct Batch {
+  Tensor src, tgt_in, tgt;
+};
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 1, steps = 50, warmup = 10;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    int value = std::atoi(argv[i + 1]);
+    if (flag == "--threads") threads = value;
+    else if (flag == "--steps") steps = value;
+    else if (flag == "--warmup") warmup = value;
+    else {
+      std::fprintf(stderr, "usage: %s [--threads N] [--steps N] [--warmup N]\n", argv[0]);
+      return 2;
+    }
+  }
+  set_num_threads(threads);
+  manual_seed(0);
+  Seq2SeqAttention model;
+  optim::Adam adam(model.parameters(), {.lr = 1e-3});
+  Generator gen(1);
+  std::vector<Batch> batches;
+  for (int b = 0; b < 8; ++b) {
+    NDArray src = NDArray::empty({kBatch, kSrcLen}, kInt64), tgt = NDArray::empty({kBatch, kTgtLen}, kInt64);
+    for (auto& x : src.span<std::int64_t>()) x = gen.randint(kSrcVocab);
+    for (auto& x : tgt.span<std::int64_t>()) x = 1 + gen.randint(kTgtVocab - 1);
+    NDArray tgt_in = NDArray::zeros({kBatch, kTgtLen}, kInt64);  // BOS = 0, then gold tokens
+    slice_assign(tgt_in, slice(tgt, 1, 0, kTgtLen - 1), 1, 1);
+    batches.push_back({Tensor(src), Tensor(tgt_in), Tensor(tgt)});
+  }
+
+  std::vector<double> times;
+  double last_loss = 0;
+  for (int i = 0; i < warmup + steps; ++i) {
+    const Batch& b = batches[static_cast<std::size_t>(i) % batches.size()];
+    auto t0 = std::chrono::steady_clock::now();
+    adam.zero_grad();
+    Tensor loss = nn::cross_entropy(model.forward(b.src, b.tgt_in), b.tgt);
+    loss.backward();
+    adam.step();
+    auto t1 = std::chrono::steady_clock::now();
+    last_loss = loss.item();
+    if (i >= warmup) times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::printf("REF-BAHDANAU attend: %lld parameters, %d thread(s), step median %.2f ms (p10 %.2f, p90 %.2f), last loss %.4f\n",
+              static_cast<long long>(model.parameter_count()), threads, percentile(times, 0.5),
+              percentile(times, 0.1), percentile(times, 0.9), last_loss);
+  std::printf("JSON {\"name\": \"REF-BAHDANAU\", \"engine\": \"attend\", \"threads\": %d, \"params\": %lld, \"median_ms\": %.3f}\n",
+              threads, static_cast<long long>(model.parameter_count()), percentile(times, 0.5));
+  return 0;
+}
