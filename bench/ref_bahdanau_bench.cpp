@@ -1,18 +1,12 @@
 // REF-BAHDANAU: one training step of the reference workload, with attend.
 //
-// The workload is defined in bench/pytorch/ref_bahdanau.py (the same model in PyTorch, for the
-// side-by-side comparison; bench/compare_pytorch.sh runs both): source vocabulary 40, target
-// 16, embeddings 32, a bidirectional GRU encoder (64 per direction), a GRUCell decoder (64)
-// with additive attention (64), teacher forcing, source length 25, target length 12, batch
-// 64, cross-entropy, Adam. One step = zero_grad + forward + loss + backward + Adam update.
-// It prints the median and 10th/90th percentile of 50 steps after 10 warm-up steps, and a
-// JSON line like the PyTorch script's, so the two can be compared.
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <vector>
-
-#include "attend.h"
+// The same model is in bench/pytorch/ref_bahdanau.py, for the side-by-side comparison
+// (bench/compare_pytorch.sh runs both): source vocabulary 40, target 16, embeddings 32, a
+// bidirectional GRU encoder (64 per direction), a GRUCell decoder (64) with additive
+// attention (64), teacher forcing, source length 25, target length 12, batch 64,
+// cross-entropy, Adam. One step = zero_grad + forward + loss + backward + Adam update;
+// the median of 50 steps after 10 warm-up steps is reported.
+#include "bench/ref_harness.h"
 
 using namespace attend;
 
@@ -65,27 +59,10 @@ struct Batch {
   Tensor src, tgt_in, tgt;
 };
 
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 1, steps = 50, warmup = 10;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string flag = argv[i];
-    int value = std::atoi(argv[i + 1]);
-    if (flag == "--threads") threads = value;
-    else if (flag == "--steps") steps = value;
-    else if (flag == "--warmup") warmup = value;
-    else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--steps N] [--warmup N]\n", argv[0]);
-      return 2;
-    }
-  }
-  set_num_threads(threads);
+  const bench::RefOptions options = bench::parse_ref_options(argc, argv);
   manual_seed(0);
   Seq2SeqAttention model;
   optim::Adam adam(model.parameters(), {.lr = 1e-3});
@@ -99,24 +76,13 @@ int main(int argc, char** argv) {
     slice_assign(tgt_in, slice(tgt, 1, 0, kTgtLen - 1), 1, 1);
     batches.push_back({Tensor(src), Tensor(tgt_in), Tensor(tgt)});
   }
-
-  std::vector<double> times;
-  double last_loss = 0;
-  for (int i = 0; i < warmup + steps; ++i) {
+  bench::run_training_bench("REF-BAHDANAU", model.parameter_count(), options, [&](int i) {
     const Batch& b = batches[static_cast<std::size_t>(i) % batches.size()];
-    auto t0 = std::chrono::steady_clock::now();
     adam.zero_grad();
     Tensor loss = nn::cross_entropy(model.forward(b.src, b.tgt_in), b.tgt);
     loss.backward();
     adam.step();
-    auto t1 = std::chrono::steady_clock::now();
-    last_loss = loss.item();
-    if (i >= warmup) times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  std::printf("REF-BAHDANAU attend: %lld parameters, %d thread(s), step median %.2f ms (p10 %.2f, p90 %.2f), last loss %.4f\n",
-              static_cast<long long>(model.parameter_count()), threads, percentile(times, 0.5),
-              percentile(times, 0.1), percentile(times, 0.9), last_loss);
-  std::printf("JSON {\"name\": \"REF-BAHDANAU\", \"engine\": \"attend\", \"threads\": %d, \"params\": %lld, \"median_ms\": %.3f}\n",
-              threads, static_cast<long long>(model.parameter_count()), percentile(times, 0.5));
+    return loss.item();
+  });
   return 0;
 }
