@@ -13,6 +13,10 @@ namespace {
 
 constexpr double kInkThreshold = 0.15;  // a pixel belongs to the object's box above this
 constexpr Index kMinGap = 2;            // pixels between objects along the layout axis
+// Across the layout axis, every object's centre lies within this many pixels of a shared
+// line, so that objects named "left of" each other form a row and "above" a column: a
+// diagonal pair, which both words would describe, never occurs.
+constexpr Index kAcrossJitter = 3;
 
 struct Rgb {
   float r, g, b;
@@ -64,7 +68,24 @@ std::vector<std::string> caption_nouns(const std::vector<std::string>& class_nam
 
 CanvasGenerator::CanvasGenerator(LabelledImages items, CanvasOptions options)
     : items_(std::move(items)), options_(options), nouns_(caption_nouns(items_.class_names)) {
-  if (items_.size() == 0) fail("CanvasGenerator: no source items");
+  const Index class_count = static_cast<Index>(nouns_.size());
+  if (options_.classes.empty())
+    for (Index c = 0; c < class_count; ++c) options_.classes.push_back(c);
+  noun_of_class_.assign(nouns_.size(), -1);
+  for (Index c : options_.classes) {
+    if (c < 0 || c >= class_count)
+      fail("CanvasGenerator: class {} does not exist ({} classes)", c, class_count);
+    if (noun_of_class_[static_cast<std::size_t>(c)] >= 0)
+      fail("CanvasGenerator: class {} is listed twice", c);
+    noun_of_class_[static_cast<std::size_t>(c)] = static_cast<Index>(distinct_nouns_.size());
+    distinct_nouns_.push_back(nouns_[static_cast<std::size_t>(c)]);
+  }
+  const std::int64_t* labels = items_.labels.data<std::int64_t>();
+  for (Index i = 0; i < items_.size(); ++i)
+    if (labels[i] >= 0 && labels[i] < class_count &&
+        noun_of_class_[static_cast<std::size_t>(labels[i])] >= 0)
+      usable_items_.push_back(i);
+  if (usable_items_.empty()) fail("CanvasGenerator: no source items of the chosen classes");
   if (items_.images.shape() != Shape{items_.size(), 1, 28, 28})
     fail("CanvasGenerator: source items must be [N,1,28,28], got {}", items_.images.shape());
   if (options_.min_objects < 1 || options_.max_objects < options_.min_objects)
@@ -80,7 +101,7 @@ std::vector<std::string> CanvasGenerator::caption_words() const {
   std::vector<std::string> words = {"a", "left", "of", "above"};
   if (options_.colors)
     for (const std::string& c : canvas_colors()) words.push_back(c);
-  for (const std::string& n : nouns_) words.push_back(n);
+  for (const std::string& n : distinct_nouns_) words.push_back(n);
   return words;
 }
 
@@ -99,6 +120,11 @@ CanvasExample CanvasGenerator::make(Generator& gen) const {
     total += sizes.back();
   }
   std::vector<Index> gaps = random_gaps(side - total, count + 1, gen);
+  // The shared line across the layout axis: the largest item, jittered, must still fit.
+  const Index largest_drawn = *std::max_element(sizes.begin(), sizes.end());
+  const Index line_low = (largest_drawn + 1) / 2 + kAcrossJitter;
+  const Index line_high = std::max(line_low, side - largest_drawn / 2 - kAcrossJitter);
+  const Index line = line_low + gen.randint(line_high - line_low + 1);
 
   CanvasExample example;
   example.image = NDArray::zeros({3, side, side});
@@ -106,13 +132,16 @@ CanvasExample CanvasGenerator::make(Generator& gen) const {
   Index along = 0;
   for (int i = 0; i < count; ++i) {
     along += gaps[i];
-    const Index across = gen.randint(side - sizes[i] + 1);
+    const Index jitter = gen.randint(2 * kAcrossJitter + 1) - kAcrossJitter;
+    const Index across = std::clamp<Index>(line - sizes[i] / 2 + jitter, 0, side - sizes[i]);
     const Index x0 = horizontal ? along : across, y0 = horizontal ? across : along;
     along += sizes[i];
 
-    const Index item = gen.randint(items_.size());
+    const Index item = usable_items_[static_cast<std::size_t>(
+        gen.randint(static_cast<Index>(usable_items_.size())))];
     CanvasObject object;
     object.label = static_cast<Index>(items_.labels.data<std::int64_t>()[item]);
+    object.noun = noun_of_class_[static_cast<std::size_t>(object.label)];
     object.color = options_.colors ? static_cast<int>(gen.randint(static_cast<Index>(tints().size()))) : 0;
     NDArray picture = slice(items_.images, 0, item, item + 1).reshape({1, 28, 28});
     NDArray scaled = viz::resize_bilinear(picture, sizes[i], sizes[i]);

@@ -33,7 +33,8 @@ struct Box {
 };
 
 struct CanvasObject {
-  Index label = 0;   // class of the item (its noun)
+  Index label = 0;   // class of the item
+  Index noun = 0;    // its noun: an index into CanvasGenerator::distinct_nouns()
   int color = 0;     // index into canvas_colors()
   Box box;
 };
@@ -50,6 +51,9 @@ struct CanvasOptions {
   int min_objects = 1, max_objects = 3;
   Index min_item_size = 18, max_item_size = 26;  // side of a scaled 28x28 item
   bool colors = true;                // tint items and say the colour in the caption
+  // The classes whose items appear on canvases (empty: all). Lessons 09-10 use five whose
+  // shapes differ even at 18 pixels, so that a small CNN can name every item.
+  std::vector<Index> classes = {};
 };
 
 // "red", "green", "blue", "yellow": the tints and their words.
@@ -66,7 +70,14 @@ class CanvasGenerator {
   CanvasGenerator(LabelledImages items, CanvasOptions options = {});
   CanvasExample make(Generator& gen) const;
   const CanvasOptions& options() const { return options_; }
+  // Per class: its noun (also for classes that options().classes leaves out).
   const std::vector<std::string>& nouns() const { return nouns_; }
+  // The nouns of the classes that appear, in the order of options().classes.
+  const std::vector<std::string>& distinct_nouns() const { return distinct_nouns_; }
+  // The index in distinct_nouns() of class `label`'s noun, or -1 if it never appears.
+  Index noun_of_class(Index label) const {
+    return noun_of_class_.at(static_cast<std::size_t>(label));
+  }
   // Every word a caption can contain, in a fixed order (for a vocabulary).
   std::vector<std::string> caption_words() const;
 
@@ -74,6 +85,9 @@ class CanvasGenerator {
   LabelledImages items_;
   CanvasOptions options_;
   std::vector<std::string> nouns_;
+  std::vector<std::string> distinct_nouns_;
+  std::vector<Index> noun_of_class_;  // per class: its index in distinct_nouns_, or -1
+  std::vector<Index> usable_items_;   // indices of the items of the classes that appear
 };
 
 struct CanvasSplits {

@@ -109,3 +109,51 @@ TEST_CASE("canvas splits are reproducible, vocabularies are complete, bad option
     for (const std::string& w : plain.make(gen).words)
       CHECK(std::find(canvas_colors().begin(), canvas_colors().end(), w) == canvas_colors().end());
 }
+
+TEST_CASE("a layout is never ambiguous: 'left of' pairs share a row, 'above' pairs a column",
+          "[nn]") {
+  CanvasGenerator g = shapes_generator();
+  Generator gen(12);
+  int pairs = 0;
+  for (int n = 0; n < 300; ++n) {
+    CanvasExample e = g.make(gen);
+    for (std::size_t w = 0; w < e.words.size(); ++w) {
+      if (e.words[w] != "left" && e.words[w] != "above") continue;
+      // The objects named just before and just after the relation word.
+      const Box& first = e.objects[static_cast<std::size_t>(e.word_object[w - 1])].box;
+      const Box& second = e.objects[static_cast<std::size_t>(e.word_object[w + (e.words[w] == "left" ? 3 : 2)])].box;
+      if (e.words[w] == "left") {
+        CHECK(first.x1 <= second.x0);                               // left of...
+        CHECK((first.y0 < second.y1 && second.y0 < first.y1));      // ...and not above or below
+      } else {
+        CHECK(first.y1 <= second.y0);                               // above...
+        CHECK((first.x0 < second.x1 && second.x0 < first.x1));      // ...and not left or right
+      }
+      ++pairs;
+    }
+  }
+  CHECK(pairs > 200);
+}
+
+TEST_CASE("options.classes restricts the items, the nouns and the caption words", "[nn]") {
+  CanvasGenerator all = shapes_generator();
+  CanvasGenerator some = shapes_generator({.classes = {8, 1}});
+  REQUIRE(some.distinct_nouns().size() == 2);
+  CHECK(some.distinct_nouns()[0] == all.nouns()[8]);
+  CHECK(some.distinct_nouns()[1] == all.nouns()[1]);
+  CHECK(some.noun_of_class(8) == 0);
+  CHECK(some.noun_of_class(1) == 1);
+  CHECK(some.noun_of_class(0) == -1);
+  const std::vector<std::string> words = some.caption_words();
+  CHECK(std::count(words.begin(), words.end(), all.nouns()[0]) == 0);
+  Generator gen(4);
+  for (int n = 0; n < 100; ++n)
+    for (const CanvasObject& o : some.make(gen).objects) {
+      CHECK((o.label == 8 || o.label == 1));
+      CHECK(o.noun == some.noun_of_class(o.label));
+    }
+  CHECK_THAT(error_message([] { shapes_generator({.classes = {3, 10}}); }),
+             Contains("class 10 does not exist (10 classes)"));
+  CHECK_THAT(error_message([] { shapes_generator({.classes = {3, 3}}); }),
+             Contains("class 3 is listed twice"));
+}
