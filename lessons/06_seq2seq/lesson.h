@@ -227,7 +227,7 @@ struct TrainingResult {
   bool out_of_time = false;
 };
 
-// Adam with the learning rate halved for the last third of the budgeted epochs. `batches`
+// Adam with a constant learning rate and gradient-norm clipping. `batches`
 // gives one epoch's batches; `validate` scores the model (e.g. exact match) after each epoch.
 TrainingResult train(Seq2SeqModel& model, const std::function<std::vector<Batch>()>& batches,
                      const std::function<double()>& validate, const TrainingOptions& options);

@@ -216,7 +216,9 @@ void section_length(Transcript& t, const DateTask& task, const std::vector<std::
                    {.title = "Exact match against input length (held-out dates)",
                     .x_label = "input length (characters, middle of the bucket)",
                     .y_label = "exact match",
-                    .y2_label = ""});
+                    .y2_label = "",
+                    .y_min = 0,
+                    .y_max = 1.05});
   t.say("Wrote {0}/accuracy_by_length.csv (lesson 07 reads it) and .png.\n", o.out);
 
   t.say("\n  {:>2} {:<46} {:>6} {:>12}\n", "", "format", "dates", "exact match");

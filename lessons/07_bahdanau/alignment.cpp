@@ -49,6 +49,16 @@ std::vector<std::string> character_labels(const std::string& text) {
   return labels;
 }
 
+std::vector<std::string> output_labels(const Vocabulary& vocabulary, const Decoded& decoded) {
+  std::vector<std::string> labels;
+  for (std::int64_t id : decoded.tokens) {
+    const std::string& token = vocabulary.token(id);
+    labels.push_back(token == " " ? "_" : token);
+  }
+  if (decoded.finished) labels.push_back("<eos>");
+  return labels;
+}
+
 NDArray attention_matrix(const Decoded& decoded, Index source_length) {
   const Index rows = static_cast<Index>(decoded.weights.size());
   if (rows == 0) fail("attention_matrix: the output has no recorded attention");

@@ -114,6 +114,9 @@ std::vector<Decoded> decode_dates(lesson06::Seq2SeqModel& model, const lesson06:
 
 // A character as a heatmap label: a space is drawn as '_' (an empty label is invisible).
 std::vector<std::string> character_labels(const std::string& text);
+// One heatmap label per output token (a special token such as <unk> stays one label, so the
+// labels always match the rows of attention_matrix), then "<eos>" if the output finished.
+std::vector<std::string> output_labels(const Vocabulary& vocabulary, const Decoded& decoded);
 
 // The attention of one decoded output as a [output tokens + <eos>, source tokens] matrix (the
 // padding columns dropped), ready for viz::plot_attention.

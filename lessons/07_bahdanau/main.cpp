@@ -253,8 +253,7 @@ double section_alignment(Transcript& t, const DateTask& task, const DateResults&
                                  [&](const DateExample& e) { return e.format == format; });
     if (it == task.test.end()) continue;
     const std::size_t i = static_cast<std::size_t>(it - task.test.begin());
-    std::vector<std::string> rows = character_labels(results.predictions[i]);
-    if (results.decoded[i].finished) rows.push_back("<eos>");
+    const std::vector<std::string> rows = output_labels(task.target_vocabulary, results.decoded[i]);
     const std::string png = fmt::format("{}/attention_date_format{}.png", o.out, format);
     viz::plot_attention(png, attention_matrix(results.decoded[i], static_cast<Index>(it->input.size())),
                         rows, character_labels(it->input),
@@ -299,7 +298,9 @@ void section_length(Transcript& t, const DateTask& task, const DateResults& resu
                    {.title = "Exact match against input length (held-out dates)",
                     .x_label = "input length (characters, middle of the bucket)",
                     .y_label = "exact match",
-                    .y2_label = ""});
+                    .y2_label = "",
+                    .y_min = 0,
+                    .y_max = 1.05});
   lesson06::write_length_curve(o.out + "/accuracy_by_length.csv", ours);
   t.say("Wrote {0}/accuracy_by_length.png and .csv.\n", o.out);
 }
@@ -355,9 +356,10 @@ TranslationResults section_translation(Transcript& t, const Options& o) {
     return out;
   };
   const lesson06::BeamOptions greedy{.width = 1, .max_length = kMaxTranslationLength};
-  // Validation: the loss of teacher forcing on the validation pairs after every epoch. With
-  // 7,000 pairs the model soon learns the training sentences by heart and the validation
-  // loss rises again, so the parameters of the epoch with the lowest one are kept.
+  // Validation: the loss of teacher forcing on the validation pairs after every epoch. Trained
+  // longer than the default (--de-en-epochs), the model starts to learn the 7,000 training
+  // pairs by heart and the validation loss rises again, so the parameters of the epoch with
+  // the lowest one are kept.
   std::vector<std::size_t> all_rows(task.validation_source.size());
   for (std::size_t i = 0; i < all_rows.size(); ++i) all_rows[i] = i;
   const std::vector<Batch> validation = {
@@ -438,8 +440,7 @@ TranslationResults section_translation(Transcript& t, const Options& o) {
     const std::size_t i = ranked[k].second;
     const Words& source = task.test_source[i];
     const Words output = words_of(task.target_vocabulary, beam_out[i].tokens);
-    Words rows = output;
-    if (beam_out[i].finished) rows.push_back("<eos>");
+    const Words rows = output_labels(task.target_vocabulary, beam_out[i]);
     Words columns;
     for (const std::string& w : source)
       columns.push_back(task.source_vocabulary.contains(w) ? w : w + " (unk)");

@@ -66,6 +66,8 @@ bool plot_curves(const std::filesystem::path& png, const std::vector<Series>& se
   // The key goes above the plot, under the title, where it can never hide a curve.
   script += "set grid\nset key tmargin center horizontal\n";
   if (options.log_y) script += "set logscale y\n";
+  if (options.y_min < options.y_max)
+    script += fmt::format("set yrange [{}:{}]\n", options.y_min, options.y_max);
   if (uses_right_axis) {
     script += fmt::format("set ytics nomirror\nset y2tics\nset y2label {}\n",
                           detail::gnuplot_quote(options.y2_label));

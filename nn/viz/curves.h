@@ -38,6 +38,9 @@ struct CurveOptions {
   std::string y_label;
   std::string y2_label;  // the right axis, used when some series has right_axis = true
   bool log_y = false;    // logarithmic left y axis (losses that fall by decades)
+  // A fixed left y range (for example 0 to 1 for an accuracy); when y_min >= y_max gnuplot
+  // chooses it from the data.
+  double y_min = 0, y_max = 0;
   int width = 800;       // pixels
   int height = 500;
 };
