@@ -142,7 +142,9 @@ void write_attention_strip(const std::filesystem::path& png, const NDArray& imag
                            const std::vector<std::string>& words, const StripOptions& options) {
   const std::string_view op = "write_attention_strip";
   check_png_path(png, op);
-  if (weights.empty()) fail("write_attention_strip: '{}': no attention grids", png.string());
+  // An empty caption (a model that says <eos> at once) still gets its picture.
+  if (weights.empty() && !options.show_image)
+    fail("write_attention_strip: '{}': no attention grids and no image to show", png.string());
   if (weights.size() != words.size()) {
     fail("write_attention_strip: {} attention grids but {} words (one grid per word)",
          weights.size(), words.size());

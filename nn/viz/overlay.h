@@ -46,7 +46,8 @@ struct StripOptions {
 };
 
 // One PNG: the overlays for weights[0], weights[1], ... side by side, words[i] printed under
-// overlay i (one word per grid), and a .txt file with each word and its grid.
+// overlay i (one word per grid), and a .txt file with each word and its grid. No grids (an
+// empty caption) is allowed when the plain image is shown.
 void write_attention_strip(const std::filesystem::path& png, const NDArray& image,
                            const std::vector<NDArray>& weights,
                            const std::vector<std::string>& words, const StripOptions& options = {});
