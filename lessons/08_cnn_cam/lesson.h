@@ -1,0 +1,341 @@
+// Lesson 08: CNN features and class activation maps. The functions that main.cpp runs, in
+// the order of the chapter (docs/08_cnn_cam.md), one file each:
+//
+//   data.cpp       (a) canvases of 1-3 Fashion-MNIST items as a multi-label data set: which
+//                      classes are on each canvas, and where (the true boxes)
+//   model.cpp      (b) CanvasEncoder, 3 x [conv3x3 + ReLU + maxpool2]: a 64x64 canvas becomes
+//                      an 8x8 grid of 64-d region features (a module of its own, for
+//                      lesson 09 to reuse), and CamClassifier, global average pooling +
+//                      one linear layer on top
+//   train.cpp      (c) multi-label training with binary cross-entropy and Adam
+//   metrics.cpp    (d) per-class average precision and F1 on held-out canvases
+//   cam.cpp        (e) CAM (Zhou et al. 2016) and Grad-CAM (Selvaraju et al. 2017) maps
+//   pointing.cpp   (f) the pointing game (Zhang et al. 2016) and the share of a map's mass
+//                      inside the true boxes, and the random baseline's expectation
+//   evaluate.cpp   (f) every map (CAM, Grad-CAM on two grids, brightness, centre, random)
+//                      of every (test canvas, class) pair, scored
+//   figures.cpp    (g) the canvases with their boxes, and the maps overlaid on them
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attend.h"
+
+namespace attend::lesson08 {
+
+// ---- (a) data: data.cpp ---------------------------------------------------------------------
+
+// Canvases as arrays, ready for a DataLoader, with the objects (labels and boxes) kept for
+// the pointing game.
+struct CanvasSet {
+  NDArray images;  // float32 [N, 3, S, S], values in [0, 1]
+  NDArray labels;  // float32 [N, classes]: 1 if at least one object of the class is on it
+  std::vector<std::vector<data::CanvasObject>> objects;  // per canvas, with exact boxes
+  Index size() const { return images.defined() ? images.size(0) : 0; }
+};
+
+// Stacks the canvases and writes their multi-hot labels (a canvas with two bags and a coat
+// has 1 at "bag" and "coat" and 0 elsewhere).
+CanvasSet to_canvas_set(const std::vector<data::CanvasExample>& examples, Index classes);
+
+struct DataOptions {
+  Index train = 4000, validation = 300, test = 600;  // canvases in each split
+  std::uint64_t seed = 0;                            // which canvases are drawn
+  bool synthetic = false;  // the generated stand-in for Fashion-MNIST (no files needed)
+  std::string folder = data::kFashionMnistFolder;
+  Index canvas_size = 64;  // side in pixels; the encoder needs a multiple of 8
+};
+
+struct LessonData {
+  CanvasSet train, validation, test;
+  std::vector<std::string> class_names;  // Fashion-MNIST's, or the synthetic patterns'
+};
+
+// Training canvases are drawn from Fashion-MNIST's training pictures, validation and test
+// canvases from its test pictures (items the model never saw), by make_canvas_splits.
+LessonData make_lesson_data(const DataOptions& options);
+
+// How many canvases of the set contain each class.
+std::vector<Index> class_counts(const CanvasSet& set);
+
+// The boxes of the objects of class `label` on one canvas (several when it appears twice).
+std::vector<data::Box> boxes_of_class(const std::vector<data::CanvasObject>& objects, Index label);
+
+// ---- (b) the model: model.cpp ----------------------------------------------------------------
+
+// conv3x3 (padding 1, so the grid keeps its size) + ReLU + 2x2 max pooling (halves it).
+class ConvBlock : public nn::UnaryModule {
+ public:
+  ConvBlock(Index in_channels, Index out_channels, Generator& gen);
+  Tensor forward(const Tensor& x) override;
+  std::string describe() const override;
+
+  nn::Conv2d conv;
+};
+
+// The widths of REF-SAT's encoder (/work/shared/bench/ref_sat.py): 32, 64, 64 channels.
+struct EncoderShape {
+  Index in_channels = 3;
+  Index channels1 = 32, channels2 = 64, channels3 = 64;
+};
+
+// Three ConvBlocks: [B, 3, S, S] -> [B, channels3, S/8, S/8]. For a 64x64 canvas that is an
+// 8x8 grid of 64-d feature vectors, one per 8x8-pixel region: the "annotation vectors" a_i
+// of Show, Attend and Tell (there 14x14x512 from VGG), which an attention model weighs.
+class CanvasEncoder : public nn::UnaryModule {
+ public:
+  static constexpr int kBlocks = 3;
+
+  explicit CanvasEncoder(const EncoderShape& shape = {}, Generator& gen = default_generator());
+  Tensor forward(const Tensor& images) override { return forward_blocks(images, 0, kBlocks); }
+  // Runs blocks first..last-1 (0-based) on x: forward_blocks(images, 0, 2) is the 16x16 grid
+  // of block 2, and forward_blocks(that, 2, 3) finishes the encoder from it. When first is 0,
+  // x is a batch of images and is standardised first.
+  Tensor forward_blocks(const Tensor& x, int first, int last);
+  // (x - mean) / std before the first block, so that the first layer sees values of size
+  // about 1 (the canvases are mostly black: pixel mean ~0.03, std ~0.13). Off: 0 and 1.
+  void set_input_statistics(double mean, double std);
+  double input_mean() const { return input_mean_; }
+  double input_std() const { return input_std_; }
+  Index out_channels() const { return shape_.channels3; }
+  const EncoderShape& shape() const { return shape_; }
+  std::string describe() const override;
+
+  ConvBlock block1, block2, block3;
+
+ private:
+  EncoderShape shape_;
+  double input_mean_ = 0, input_std_ = 1;
+};
+
+// The mean and standard deviation of all the pixels of images [N, C, H, W].
+struct PixelStatistics {
+  double mean = 0, std = 1;
+};
+PixelStatistics pixel_statistics(const NDArray& images);
+
+// The CAM network of Zhou et al. (2016): encoder, global average pooling, one linear layer.
+//   F_k = mean over (x, y) of f_k(x, y),   s_c = sum_k w_k^c F_k + b_c   (one logit per class)
+// Without the pooling-then-linear head there would be no CAM: the map is this same sum taken
+// before the pooling.
+class CamClassifier : public nn::Module {
+ public:
+  CamClassifier(const EncoderShape& shape, Index classes, Generator& gen = default_generator());
+  Tensor forward(const Tensor& images);  // logits [B, classes]
+  // The head alone: features [B, K, h, w] -> logits [B, classes].
+  Tensor classify(const Tensor& features);
+  Index classes() const { return classifier.weight.size(0); }
+  std::string describe() const override { return "CamClassifier"; }
+
+  CanvasEncoder encoder;
+  nn::Linear classifier;  // weight [classes, K]: w_k^c is weight[c, k]
+};
+
+// ---- (c) training: train.cpp -----------------------------------------------------------------
+
+struct TrainOptions {
+  int epochs = 3;
+  Index batch = 16;
+  double lr = 5e-3;                // Adam's peak learning rate (cosine decay to lr / 10)
+  std::uint64_t shuffle_seed = 0;  // the order of the training canvases
+  bool progress = true;            // the progress line on stderr
+};
+
+struct EpochRecord {
+  int epoch = 0;
+  double train_loss = 0;  // mean binary cross-entropy over the epoch's batches
+  double validation_loss = 0;
+  double validation_map = 0;  // mean average precision over the classes
+  double seconds = 0;         // the epoch's training time
+};
+
+// Sets the classifier's bias b_c to the log-odds log(p_c / (1 - p_c)) of the share p_c of
+// training canvases with class c (add-one smoothed), so that the untrained model already
+// predicts each class's frequency and training starts on the features, not the priors.
+void initialise_class_priors(CamClassifier& model, const CanvasSet& train);
+
+// Adam on binary_cross_entropy_with_logits(logits, multi-hot labels): each of the classes
+// is its own yes/no question. Calls after_epoch (when given) with each epoch's record.
+std::vector<EpochRecord> train_classifier(
+    CamClassifier& model, const CanvasSet& train, const CanvasSet& validation,
+    const TrainOptions& options, const std::function<void(const EpochRecord&)>& after_epoch = {});
+
+// The logits of every canvas of the set, float32 [N, classes], without a graph.
+NDArray predict_logits(CamClassifier& model, const NDArray& images, Index batch = 100);
+
+// ---- (d) metrics: metrics.cpp ----------------------------------------------------------------
+
+// Average precision of one class: rank the canvases by score, and average the precision
+// (the share of true positives among the canvases ranked so far) at each true positive.
+// 1 for a perfect ranking; about the positives' share for a random one. 0 if no positives.
+double average_precision(const std::vector<double>& scores, const std::vector<bool>& positive);
+
+struct ClassificationReport {
+  std::vector<double> average_precision;  // per class
+  std::vector<double> f1;                 // per class, deciding "present" at logit > 0
+  std::vector<Index> support;             // canvases containing the class
+  double mean_average_precision = 0;      // mean over the classes with support
+  double macro_f1 = 0;                    // mean over the classes with support
+  double exact_match = 0;                 // canvases whose whole label set is right
+  double loss = 0;                        // mean binary cross-entropy
+};
+
+ClassificationReport evaluate_classifier(const NDArray& logits, const NDArray& labels);
+
+// ---- (e) CAM and Grad-CAM: cam.cpp -----------------------------------------------------------
+
+// CAM (Zhou et al. 2016): M_c(x, y) = sum_k w_k^c f_k(x, y), the class's linear layer
+// applied at every grid cell instead of to the average. features [B, K, h, w], weight
+// [classes, K], one class per image -> maps float64 [B, h, w]. The bias is left out, as in
+// the paper: mean over (x, y) of M_c = s_c - b_c.
+NDArray class_activation_maps(const NDArray& features, const NDArray& weight,
+                              const std::vector<Index>& classes);
+
+// Grad-CAM from a feature map and the gradient of the class score with respect to it
+// (Selvaraju et al. 2017, eqs. 1-2):
+//   alpha_k^c = (1/Z) sum_{i,j} dy^c/dA^k_ij,   L^c = ReLU(sum_k alpha_k^c A^k)
+// features, gradients [B, K, h, w] -> maps float64 [B, h, w].
+NDArray grad_cam_from_gradients(const NDArray& features, const NDArray& gradients);
+
+// Exercise 2, counterfactual Grad-CAM (Selvaraju et al. 2017, "Counterfactual Explanations"):
+// negate the gradients, so the map shows the regions whose features argue against the class:
+//   L^c_counterfactual = ReLU(sum_k (-alpha_k^c) A^k)
+NDArray counterfactual_grad_cam_from_gradients(const NDArray& features, const NDArray& gradients);
+
+// The encoder blocks whose output Grad-CAM reads: 3 is the 8x8 grid (the last one, where
+// Grad-CAM equals CAM), 2 the 16x16 grid under it (where there is no CAM).
+struct GradCam {
+  NDArray features;   // A: block `block`'s output [B, K, h, w]
+  NDArray gradients;  // dy^c/dA, with c each image's class (the logit, before the sigmoid)
+  NDArray maps;       // float64 [B, h, w]
+};
+// Runs the model on images [B, 3, S, S] and backpropagates each image's class logit to the
+// output of encoder block `block` (1, 2 or 3). The graph starts at that output (a fresh leaf)
+// because dy/dA does not depend on anything computed before A. Leaves the model's
+// gradients at zero.
+GradCam grad_cam(CamClassifier& model, const NDArray& images, const std::vector<Index>& classes,
+                 int block);
+
+// A map grid [h, w] resized bilinearly to size x size (float64), as the overlays show it.
+NDArray upsample_map(const NDArray& grid, Index size);
+
+// ---- (f) the pointing game: pointing.cpp -----------------------------------------------------
+
+struct Pixel {
+  Index x = 0, y = 0;  // column and row
+};
+
+// Where a map [H, W] is largest (the first such pixel in row-major order on ties).
+Pixel map_maximum(const NDArray& map);
+
+// Euclidean distance in pixels from pixel p to the nearest pixel of the box (0 inside it).
+double distance_to_box(Pixel p, const data::Box& box);
+
+// Zhang et al. (2016): a hit when the point lies on an object of the class, or within
+// `tolerance` pixels of one.
+bool pointing_hit(Pixel p, const std::vector<data::Box>& boxes, double tolerance);
+
+// The share of the size x size pixels that would be hits: the hit probability of a point
+// drawn uniformly at random, which is where the maximum of a map of independent uniform
+// random values lands. So this is the random baseline's expected hit rate.
+double hit_area_share(const std::vector<data::Box>& boxes, Index size, double tolerance);
+
+// The share of a non-negative map's total inside the boxes (their union); 0 for an all-zero
+// map.
+double mass_inside_boxes(const NDArray& map, const std::vector<data::Box>& boxes);
+
+// Hits and pairs counted per class, for one kind of map.
+class PointingTally {
+ public:
+  explicit PointingTally(Index classes = 0);
+  // hit: 1 or 0, or the probability of a hit (the random baseline's expectation).
+  void record(Index label, double hit, double mass_share);
+  double hit_rate() const;             // over all (canvas, class) pairs
+  double class_mean_hit_rate() const;  // mean over classes of each class's rate (Zhang et al.)
+  double class_hit_rate(Index label) const;
+  double mean_mass_share() const;
+  Index pairs(Index label) const { return pairs_[static_cast<std::size_t>(label)]; }
+
+ private:
+  std::vector<double> hits_, pairs_, mass_;
+};
+
+// ---- (f) continued: every map of every pair, scored: evaluate.cpp ------------------------
+
+// The maps the lesson compares, and two baselines that know nothing about the model.
+enum MapKind : int {
+  kCam,         // CAM on the 8x8 grid
+  kGradCam8,    // Grad-CAM on the 8x8 grid (block 3): CAM again, up to scale and ReLU
+  kGradCam16,   // Grad-CAM on the 16x16 grid under it (block 2), where CAM does not exist
+  kBrightness,  // the canvas's own brightness averaged over 8x8 cells: "find any object"
+  kCentre,      // a bump at the centre of the canvas (Zhang et al.'s "center" baseline)
+  kRandom,      // independent uniform random values at every pixel
+  kMapKinds
+};
+const char* map_kind_name(int kind);
+
+// For images [B, 3, S, S] and one class each: every kind's map, float64 [B, h, w] at the
+// kind's own resolution (8x8, 16x16 or S x S). `gen` draws the random maps.
+std::vector<NDArray> explanation_maps(CamClassifier& model, const NDArray& images,
+                                      const std::vector<Index>& classes, Generator& gen);
+
+// One (held-out canvas, class present on it). distractor: another class is on the canvas
+// too (the "difficult" case of Zhang et al., where pointing at any object is not enough).
+struct PointingPair {
+  Index canvas = 0, label = 0;
+  bool distractor = false;
+};
+std::vector<PointingPair> pointing_pairs(const CanvasSet& set);
+
+struct PointingOptions {
+  double tolerance = 2;    // pixels (see the chapter)
+  std::uint64_t seed = 0;  // the random maps
+  Index batch = 100;       // pairs per forward/backward pass
+};
+
+struct PointingResults {
+  std::vector<PointingPair> pairs;
+  std::vector<std::vector<double>> hits;                 // hits[pair][kind]: 1 or 0
+  std::vector<double> random_expected;                   // per pair: the hit area share
+  std::vector<PointingTally> all, with_distractor;       // per kind
+  PointingTally expected_all, expected_with_distractor;  // the random baseline, exactly
+  // Grad-CAM on the last grid against CAM: max over pairs and cells of
+  // |Z * Grad-CAM - ReLU(CAM)| / max |CAM| (0 up to rounding), and how many pairs have their
+  // maximum at the same pixel in both.
+  double identity_gap = 0;
+  Index same_point = 0;
+  Index no_positive_cam = 0;  // pairs whose CAM has no positive cell: Grad-CAM is all 0
+  // The largest distance in pixels between the two maxima over the other pairs (the ReLU
+  // can move the upsampled peak where a neighbouring cell is negative).
+  double largest_shift = 0;
+};
+
+// Upsamples every map to S x S and scores it: the pointing game at `tolerance`, and the share
+// of its mass inside the class's boxes (a map with negative values, like a CAM, is first
+// shifted to a minimum of 0, the way the overlays show it).
+PointingResults play_pointing_game(CamClassifier& model, const CanvasSet& set,
+                                   const PointingOptions& options);
+
+// ---- (g) figures: figures.cpp ----------------------------------------------------------------
+
+// One panel of a figure: an overlay (or the plain canvas), the class's boxes drawn on it,
+// and a marker where the map is largest.
+struct Panel {
+  NDArray picture;  // float32 [3, H, W]
+  std::string caption;
+};
+
+// The canvas, magnified `zoom` times, with every object's box outlined.
+Panel canvas_panel(const NDArray& image, const std::vector<data::CanvasObject>& objects, Index zoom,
+                   const std::string& caption);
+// The map (any grid size; shifted to a minimum of 0 and scaled to a maximum of 1) over the
+// canvas, the boxes of `label` outlined and the map's maximum marked with a cross.
+Panel map_panel(const NDArray& image, const NDArray& map64, const std::vector<data::Box>& boxes,
+                Index zoom, const std::string& caption);
+// Rows of panels (rows may differ in length) written as one PNG, captions under the panels.
+void write_panels(const std::string& png, const std::vector<std::vector<Panel>>& rows);
+
+}  // namespace attend::lesson08

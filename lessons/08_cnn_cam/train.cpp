@@ -1,0 +1,100 @@
+// (c) Training. A canvas can hold a bag and a coat at once, so this is not a choice of one
+// class out of ten (softmax + cross-entropy) but ten independent yes/no questions: one
+// logit per class, each squashed by a sigmoid, each with a binary cross-entropy against the
+// multi-hot target. The losses are averaged over the classes and canvases.
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "lessons/08_cnn_cam/lesson.h"
+
+namespace attend::lesson08 {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The learning rate falls along half a cosine to this share of its peak by the last step.
+constexpr double kFinalLrShare = 0.1;
+
+}  // namespace
+
+NDArray predict_logits(CamClassifier& model, const NDArray& images, Index batch) {
+  NoGradGuard no_graph;
+  std::vector<NDArray> parts;
+  for (Index start = 0; start < images.size(0); start += batch) {
+    const Index stop = std::min(images.size(0), start + batch);
+    parts.push_back(model.forward(Tensor(slice(images, 0, start, stop))).data());
+  }
+  return concat(parts, 0);
+}
+
+void initialise_class_priors(CamClassifier& model, const CanvasSet& train) {
+  const std::vector<Index> counts = class_counts(train);
+  if (static_cast<Index>(counts.size()) != model.classes())
+    fail("initialise_class_priors: {} classes in the data, {} in the model", counts.size(),
+         model.classes());
+  for (Index c = 0; c < model.classes(); ++c) {
+    const double p = (static_cast<double>(counts[static_cast<std::size_t>(c)]) + 1) /
+                     (static_cast<double>(train.size()) + 2);
+    model.classifier.bias.data().set({c}, std::log(p / (1 - p)));
+  }
+}
+
+std::vector<EpochRecord> train_classifier(
+    CamClassifier& model, const CanvasSet& train, const CanvasSet& validation,
+    const TrainOptions& options, const std::function<void(const EpochRecord&)>& after_epoch) {
+  if (options.epochs < 1) fail("train_classifier: needs at least 1 epoch, got {}", options.epochs);
+  if (options.batch < 1)
+    fail("train_classifier: the batch must be at least 1, got {}", options.batch);
+  if (!(options.lr > 0))
+    fail("train_classifier: the learning rate must be positive, got {}", options.lr);
+
+  data::DataLoader loader(
+      data::ArrayDataset(train.images, train.labels),
+      {.batch_size = options.batch, .shuffle = true, .seed = options.shuffle_seed});
+  optim::Adam adam(model.parameters(), {.lr = options.lr});
+  const std::int64_t total_steps = options.epochs * loader.size();
+  const optim::Schedule schedule =
+      optim::CosineAnnealing(options.lr, total_steps, options.lr * kFinalLrShare);
+  std::ostringstream quiet;  // where the progress line goes when it is switched off
+  viz::ProgressOptions progress_options;
+  progress_options.epochs = options.epochs;
+  progress_options.unit = "canvases";
+  if (!options.progress) progress_options.out = &quiet;
+  viz::Progress progress(loader.size(), progress_options);
+
+  std::vector<EpochRecord> records;
+  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+    model.train();
+    progress.start_epoch();
+    const auto start = std::chrono::steady_clock::now();
+    for (const data::Batch& batch : loader) {
+      optim::apply_schedule(adam, schedule);
+      adam.zero_grad();
+      Tensor loss =
+          nn::binary_cross_entropy_with_logits(model.forward(batch.inputs), batch.targets);
+      loss.backward();
+      adam.step();
+      const double value = loss.item();
+      if (!std::isfinite(value))
+        fail("train_classifier: the loss is {} at epoch {}: try a smaller --lr", value, epoch);
+      progress.step(value, batch.size());
+    }
+    EpochRecord record;
+    record.epoch = epoch;
+    record.train_loss = progress.end_epoch();
+    record.seconds = seconds_since(start);
+    model.eval();
+    ClassificationReport report =
+        evaluate_classifier(predict_logits(model, validation.images), validation.labels);
+    record.validation_loss = report.loss;
+    record.validation_map = report.mean_average_precision;
+    records.push_back(record);
+    if (after_epoch) after_epoch(record);
+  }
+  return records;
+}
+
+}  // namespace attend::lesson08
