@@ -1,0 +1,223 @@
+// The encoder: where the annotation vectors a_1 .. a_L come from.
+//
+// The paper takes the 14x14x512 feature map of a VGG network pre-trained on ImageNet and does
+// not fine-tune it: each of the L = 196 positions is one a_i in R^512. Our canvases are
+// 64x64, so a smaller CNN (the REF-SAT encoder) gives an 8x8 grid: L = 64 regions of D = 64.
+// Each max-pool halves the grid, 64 -> 32 -> 16 -> 8, so region (r, c) summarises the
+// 8x8-pixel cell whose centre is at (8c + 4, 8r + 4), and sees (through the three 3x3
+// convolutions) a 22x22 window around it.
+//
+// Pre-training (our stand-in for ImageNet): on single-item 32x32 canvases, every cell of the
+// grid learns to say what lies at its centre (a class or nothing) and its colour. Then the
+// CNN is frozen, as the paper's VGG is. See lesson.h (PretrainOptions) for why cells.
+#include <algorithm>
+
+#include "lessons/09_show_attend_tell/lesson.h"
+
+namespace attend::lesson09 {
+
+Encoder::Encoder(Index channels, Index features, Index labels, Generator& gen)
+    : conv1(3, channels, 3, 1, 1, true, gen),
+      conv2(channels, features, 3, 1, 1, true, gen),
+      conv3(features, features, 3, 1, 1, true, gen),
+      classifier(features, labels, true, gen) {
+  register_module("conv1", conv1);
+  register_module("conv2", conv2);
+  register_module("conv3", conv3);
+  register_module("classifier", classifier);
+}
+
+Tensor Encoder::feature_grid(const Tensor& images) {
+  Tensor x = nn::max_pool2d(relu(conv1(images)), 2);
+  x = nn::max_pool2d(relu(conv2(x)), 2);
+  return nn::max_pool2d(relu(conv3(x)), 2);
+}
+
+NDArray grid_coordinates(Index rows, Index columns, DType dtype) {
+  NDArray out = NDArray::zeros({rows * columns, kPositionFeatures}, dtype);
+  // Centre of cell k of n, scaled so that the grid spans [-1, 1]: (2k + 1) / n - 1.
+  auto scaled = [](Index k, Index n) {
+    return (2.0 * static_cast<double>(k) + 1.0) / static_cast<double>(n) - 1.0;
+  };
+  for (Index r = 0; r < rows; ++r)
+    for (Index c = 0; c < columns; ++c) {
+      out.set({r * columns + c, 0}, scaled(c, columns));  // x: left -1 .. right +1
+      out.set({r * columns + c, 1}, scaled(r, rows));     // y: top -1 .. bottom +1
+    }
+  return out;
+}
+
+Tensor Encoder::regions(const Tensor& images) {
+  Tensor grid = feature_grid(images);  // [B, D, h, w]
+  const Index batch = grid.size(0), rows = grid.size(2), columns = grid.size(3);
+  // [B, D, h*w] -> [B, L, D]: region i = (row i / w, column i % w), row-major.
+  Tensor features = transpose(flatten(grid, 2), 1, 2);
+  // Deviation from the paper: a_i also says where region i is. Our captions name objects
+  // left to right or top to bottom, and a convolution's features say what is in a window,
+  // not where the window is; without the two coordinates, f_att could not find "the
+  // leftmost object" (docs/09_show_attend_tell.md, section 2).
+  Tensor where = Tensor(grid_coordinates(rows, columns, grid.dtype()));  // [L, 2], constant
+  return concat(
+      {features, broadcast_to(unsqueeze(where, 0), {batch, rows * columns, kPositionFeatures})},
+      2);  // [B, L, D + 2]
+}
+
+Tensor Encoder::cell_logits(const Tensor& images) {
+  return classifier(transpose(flatten(feature_grid(images), 2), 1, 2));  // [B, L, labels]
+}
+
+data::CanvasGenerator single_item_canvases(const data::LabelledImages& items, Index crop_size,
+                                           const std::vector<Index>& classes) {
+  data::CanvasOptions options;
+  options.size = crop_size;
+  options.classes = classes;
+  options.min_objects = options.max_objects = 1;
+  return data::CanvasGenerator(items, options);
+}
+
+namespace {
+
+constexpr Index kCellPixels = 8;  // three 2x max-pools: one cell is 8x8 pixels
+constexpr Index kNothing = kClasses;
+
+// The cells of a canvas whose centre lies inside `box`.
+bool cell_in_box(const data::Box& box, Index cell, Index grid) {
+  const double x = (static_cast<double>(cell % grid) + 0.5) * kCellPixels;
+  const double y = (static_cast<double>(cell / grid) + 0.5) * kCellPixels;
+  return box.contains(x, y);
+}
+
+}  // namespace
+
+CellTargets cell_targets(const std::vector<const CanvasExample*>& canvases, Index canvas_size) {
+  const Index grid = canvas_size / kCellPixels, cells = grid * grid;
+  const Index batch = static_cast<Index>(canvases.size());
+  NDArray what = NDArray::full({batch, cells}, static_cast<double>(kNothing), kInt64);
+  const double no_colour = static_cast<double>(data::canvas_colors().size());
+  NDArray colour = NDArray::full({batch, cells}, no_colour, kInt64);
+  for (Index b = 0; b < batch; ++b)
+    for (const data::CanvasObject& object : canvases[static_cast<std::size_t>(b)]->objects)
+      for (Index cell = 0; cell < cells; ++cell)
+        if (cell_in_box(object.box, cell, grid)) {
+          what.data<std::int64_t>()[b * cells + cell] = object.label;
+          colour.data<std::int64_t>()[b * cells + cell] = object.color;
+        }
+  return {Tensor(what), Tensor(colour)};
+}
+
+Tensor pretraining_loss(Encoder& encoder, const std::vector<CanvasExample>& crops) {
+  std::vector<const CanvasExample*> batch;
+  for (const CanvasExample& c : crops) batch.push_back(&c);
+  Tensor images = stack_images(batch);
+  CellTargets targets = cell_targets(batch, images.size(2));
+  Tensor logits = encoder.cell_logits(images);  // [B, L, classes + 1 + colours]
+  Tensor what_logits = slice(logits, 2, 0, kClasses + 1);
+  Tensor colour_logits = slice(logits, 2, kClasses + 1, logits.size(2));
+  // And the item's class from the mean of every cell's class scores, which is the linear
+  // layer applied to the mean region (lesson 08's CAM classifier): it asks the cells
+  // together to tell the classes apart, where the cell targets mostly teach "where".
+  std::vector<std::int64_t> labels;
+  for (const CanvasExample* c : batch) labels.push_back(c->objects.at(0).label);
+  Tensor item_logits = mean(slice(what_logits, 2, 0, kClasses), 1);  // [B, classes]
+  Tensor item_labels(NDArray::from_vector(labels, {static_cast<Index>(labels.size())}));
+  return nn::cross_entropy(what_logits, targets.what) +
+         nn::cross_entropy(colour_logits, targets.colour) +
+         nn::cross_entropy(item_logits, item_labels);
+}
+
+std::vector<double> pretrain_encoder(Encoder& encoder, const data::CanvasGenerator& crops,
+                                     const PretrainOptions& options, Generator& gen) {
+  optim::Adam adam(encoder.parameters(), {.lr = options.lr});
+  // The learning rate falls along half a cosine to a tenth of itself: the last steps refine.
+  const optim::Schedule schedule =
+      optim::CosineAnnealing(options.lr, options.steps, options.lr / 10);
+  constexpr Index kReports = 10;
+  const Index per_report = std::max<Index>(1, options.steps / kReports);
+  viz::ProgressOptions shown;
+  shown.unit = "canvases";
+  viz::Progress progress(options.steps, shown);
+  progress.start_epoch();
+  std::vector<double> losses;
+  double running = 0;
+  for (Index step = 1; step <= options.steps; ++step) {
+    std::vector<CanvasExample> batch;
+    for (Index i = 0; i < options.batch; ++i) batch.push_back(crops.make(gen));
+    optim::apply_schedule(adam, schedule);
+    adam.zero_grad();
+    Tensor loss = pretraining_loss(encoder, batch);
+    loss.backward();
+    adam.step();
+    progress.step(loss.item(), options.batch);
+    running += loss.item();
+    if (step % per_report == 0 || step == options.steps) {
+      losses.push_back(
+          running / static_cast<double>(step % per_report == 0 ? per_report : step % per_report));
+      running = 0;
+    }
+  }
+  progress.end_epoch();
+  return losses;
+}
+
+CropAccuracy crop_accuracy(Encoder& encoder, const std::vector<CanvasExample>& crops) {
+  NoGradGuard no_graph;
+  Index nouns = 0, colours = 0;
+  for (std::size_t start = 0; start < crops.size(); start += 64) {
+    std::vector<const CanvasExample*> batch;
+    for (std::size_t i = start; i < std::min(crops.size(), start + 64); ++i)
+      batch.push_back(&crops[i]);
+    Tensor images = stack_images(batch);
+    const NDArray logits = encoder.cell_logits(images).data();  // [B, L, labels]
+    const NDArray what = cell_targets(batch, images.size(2)).what.data();
+    const Index cells = logits.size(1), labels = logits.size(2);
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      // The mean scores of the cells inside the item's box (all cells if none is).
+      std::vector<double> mean(static_cast<std::size_t>(labels), 0.0);
+      Index inside = 0;
+      for (int pass = 0; pass < 2 && inside == 0; ++pass)
+        for (Index cell = 0; cell < cells; ++cell) {
+          const Index k = static_cast<Index>(b) * cells + cell;
+          if (pass == 0 && what.data<std::int64_t>()[k] == kNothing) continue;
+          ++inside;
+          for (Index j = 0; j < labels; ++j)
+            mean[static_cast<std::size_t>(j)] += logits.data<float>()[k * labels + j];
+        }
+      auto best = [&](Index from, Index to) {
+        return std::max_element(mean.begin() + from, mean.begin() + to) - (mean.begin() + from);
+      };
+      nouns += best(0, kClasses) == batch[b]->objects[0].label;
+      colours += best(kClasses + 1, labels - 1) == batch[b]->objects[0].color;
+    }
+  }
+  const double n = static_cast<double>(crops.size());
+  return {static_cast<double>(nouns) / n, static_cast<double>(colours) / n};
+}
+
+namespace {
+
+std::vector<const CanvasExample*> pointers(const std::vector<CanvasExample>& canvases,
+                                           std::size_t start, std::size_t count) {
+  std::vector<const CanvasExample*> out;
+  for (std::size_t i = start; i < std::min(canvases.size(), start + count); ++i)
+    out.push_back(&canvases[i]);
+  return out;
+}
+
+}  // namespace
+
+NDArray encode_all(Encoder& encoder, const std::vector<CanvasExample>& canvases) {
+  NoGradGuard no_graph;
+  NDArray out;
+  float* dst = nullptr;
+  for (std::size_t start = 0; start < canvases.size(); start += 64) {
+    NDArray regions = encoder.regions(stack_images(pointers(canvases, start, 64))).data();
+    if (!out.defined()) {
+      out = NDArray::empty({static_cast<Index>(canvases.size()), regions.size(1), regions.size(2)});
+      dst = out.data<float>();
+    }
+    dst = std::copy_n(regions.data<float>(), regions.numel(), dst);
+  }
+  return out;
+}
+
+}  // namespace attend::lesson09

@@ -1,0 +1,65 @@
+// The steps before the decoder, shared by lessons 09 and 10: make the canvases, pre-train
+// the encoder on single-item canvases (every cell says what is at its centre), freeze it and
+// compute every canvas's regions.
+#include <chrono>
+
+#include "lessons/09_show_attend_tell/lesson.h"
+
+namespace attend::lesson09 {
+
+namespace {
+constexpr Index kHeldOutCrops = 1000;  // single-item canvases that score the encoder
+}  // namespace
+
+PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encoder,
+                                  Generator& gen) {
+  const auto start = std::chrono::steady_clock::now();
+  PreparedCanvases p;
+  data::LabelledImages train_items, held_out_items;
+  if (options.synthetic) {
+    train_items = data::synthetic_fashion_mnist(data::Split::kTrain, 6000, options.seed);
+    held_out_items = data::synthetic_fashion_mnist(data::Split::kTest, 1000, options.seed);
+  } else {
+    if (!data::fashion_mnist_available(data::Split::kTrain) ||
+        !data::fashion_mnist_available(data::Split::kTest))
+      fail(
+          "Fashion-MNIST is not in {} (apt-get install dataset-fashion-mnist), or run with "
+          "--synthetic",
+          data::kFashionMnistFolder);
+    train_items = data::load_fashion_mnist(data::Split::kTrain);
+    held_out_items = data::load_fashion_mnist(data::Split::kTest);
+  }
+  if (static_cast<Index>(train_items.class_names.size()) != kClasses)
+    fail("prepare_canvases: expected {} item classes, got {}", kClasses,
+         train_items.class_names.size());
+  data::CanvasOptions canvas_options;
+  canvas_options.size = kCanvasSize;
+  if (!options.all_classes) canvas_options.classes = kCaptionClasses;
+  data::CanvasGenerator train_gen(train_items, canvas_options),
+      held_out_gen(held_out_items, canvas_options);
+  p.splits =
+      data::make_canvas_splits(train_gen, held_out_gen, static_cast<std::size_t>(options.train),
+                               static_cast<std::size_t>(options.validation),
+                               static_cast<std::size_t>(options.test), options.seed);
+  p.vocab = caption_vocabulary(train_gen);
+  p.nouns = train_gen.distinct_nouns();
+  // Pre-training on single items drawn from the training pictures; scored on held-out ones.
+  p.encoder_losses = pretrain_encoder(
+      encoder, single_item_canvases(train_items, options.encoder.crop_size, canvas_options.classes),
+      options.encoder, gen);
+  data::CanvasGenerator held_out_crops =
+      single_item_canvases(held_out_items, options.encoder.crop_size, canvas_options.classes);
+  Generator crop_gen(options.seed + 2);
+  std::vector<CanvasExample> crops;
+  for (Index i = 0; i < kHeldOutCrops; ++i) crops.push_back(held_out_crops.make(crop_gen));
+  p.encoder_accuracy = crop_accuracy(encoder, crops);
+  p.train_regions = encode_all(encoder, p.splits.train);
+  p.validation_regions = encode_all(encoder, p.splits.validation);
+  p.test_regions = encode_all(encoder, p.splits.test);
+  // The training images are no longer needed: the decoder reads the frozen regions.
+  for (CanvasExample& c : p.splits.train) c.image = NDArray();
+  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return p;
+}
+
+}  // namespace attend::lesson09

@@ -1,0 +1,303 @@
+// Lesson 09: the soft-attention captioner's gradients (float64 finite differences, tiny
+// sizes), its invariants, BLEU, localisation and decoding.
+#include <cmath>
+
+#include "lessons/09_show_attend_tell/lesson.h"
+#include "support.h"
+
+using namespace attend;
+using namespace attend::lesson09;
+using attend::testing::check_close;
+
+namespace {
+
+// Gradcheck tolerances, stated once: |analytic - numeric| <= 1e-6 + 1e-4 |numeric| with
+// central differences of step 1e-6 in float64.
+GradcheckOptions tolerances() {
+  GradcheckOptions options;
+  options.eps = 1e-6;
+  options.atol = 1e-6;
+  options.rtol = 1e-4;
+  return options;
+}
+
+// A caption with its word -> object links, on a canvas of `size` pixels (no image needed).
+CanvasExample caption(std::vector<std::string> words, std::vector<int> objects,
+                      std::vector<data::Box> boxes = {}) {
+  CanvasExample example;
+  example.words = std::move(words);
+  example.word_object = std::move(objects);
+  for (const data::Box& box : boxes)
+    example.objects.push_back({.label = 0, .noun = 0, .color = 0, .box = box});
+  return example;
+}
+
+Vocabulary tiny_vocabulary() {
+  Vocabulary vocab;
+  for (const char* w : {"a", "red", "bag", "left", "of", "blue", "boot"}) vocab.add(w);
+  return vocab;
+}
+
+// Two captions of different lengths, so that padding and the mask are exercised.
+std::vector<CanvasExample> tiny_captions() {
+  return {caption({"a", "red", "bag"}, {-1, 0, 0}),
+          caption({"a", "blue", "boot", "left", "of", "a", "red", "bag"},
+                  {-1, 0, 0, -1, -1, -1, 1, 1})};
+}
+
+std::vector<const CanvasExample*> pointers(const std::vector<CanvasExample>& examples) {
+  std::vector<const CanvasExample*> out;
+  for (const CanvasExample& e : examples) out.push_back(&e);
+  return out;
+}
+
+DecoderSizes tiny_sizes(Index vocab, Index features) {
+  return {.vocab = vocab, .features = features, .embedding = 2, .hidden = 3, .attention = 3};
+}
+
+}  // namespace
+
+TEST_CASE("the whole soft-attention captioner (encoder + decoder + loss) passes gradcheck",
+          "[gradcheck]") {
+  // 16x16 images -> a 2x2 grid: L = 4 regions of D = 3 features + 2 coordinates; every
+  // parameter is checked.
+  Generator gen(9);
+  Vocabulary vocab = tiny_vocabulary();
+  Encoder encoder(2, 3, encoder_labels(), gen);
+  Decoder decoder(tiny_sizes(vocab.size(), 3 + kPositionFeatures), gen);
+  encoder.to(kFloat64);
+  decoder.to(kFloat64);
+  std::vector<CanvasExample> captions = tiny_captions();
+  CaptionBatch batch = make_caption_batch(pointers(captions), vocab, kFloat64);
+  Tensor images = rand({2, 3, 16, 16}, gen, kFloat64);
+  std::vector<Tensor> parameters = encoder.parameters();
+  for (const Tensor& p : decoder.parameters()) parameters.push_back(p);
+  GradcheckResult result = gradcheck(
+      [&](const std::vector<Tensor>&) {
+        return soft_attention_loss(decoder, encoder.regions(images), batch, 0.7).total;
+      },
+      parameters, tolerances());
+  INFO(result.report);
+  CHECK(result.ok);
+  CHECK(result.elements_checked > 300);
+}
+
+TEST_CASE("the gate beta = sigmoid(f_beta(h)) passes gradcheck and scales the context",
+          "[gradcheck]") {
+  Generator gen(3);
+  Decoder decoder(tiny_sizes(9, 3), gen);
+  decoder.to(kFloat64);
+  Tensor h = randn({2, 3}, gen, kFloat64).requires_grad_();
+  GradcheckResult gate =
+      gradcheck([&](const std::vector<Tensor>& in) { return decoder.gate(in[0]); },
+                {h, decoder.f_beta.weight, decoder.f_beta.bias}, tolerances());
+  INFO(gate.report);
+  CHECK(gate.ok);
+
+  // Through a whole step: z_t = beta sum_i alpha_i a_i reaches the logits.
+  Tensor regions = randn({2, 4, 3}, gen, kFloat64);
+  Tensor words(NDArray::from_vector(std::vector<std::int64_t>{1, 4}, {2}));
+  nn::LSTMState state = decoder.initial_state(regions);
+  GradcheckResult step = gradcheck(
+      [&](const std::vector<Tensor>&) {
+        return decoder.step(regions, decoder.project_regions(regions), words, state).logits;
+      },
+      {decoder.f_beta.weight, decoder.f_beta.bias}, tolerances());
+  INFO(step.report);
+  CHECK(step.ok);
+
+  // With the gate off, beta is exactly 1 (and f_beta gets no gradient).
+  decoder.use_gate = false;
+  check_close(decoder.gate(h).data(), NDArray::ones({2, 1}, kFloat64), 0);
+  decoder.use_gate = true;
+  const double beta = decoder.gate(h).data().at({0, 0});
+  CHECK(beta > 0);
+  CHECK(beta < 1);
+}
+
+TEST_CASE("the doubly stochastic regulariser passes gradcheck, padded steps masked",
+          "[gradcheck]") {
+  Generator gen(5);
+  Tensor alphas = softmax(randn({2, 3, 4}, gen, kFloat64), -1).detach().requires_grad_();
+  Tensor mask(NDArray::from_list({1, 1, 1, 1, 1, 0}, {2, 3}, kFloat64));
+  GradcheckResult result = gradcheck(
+      [&](const std::vector<Tensor>& in) { return doubly_stochastic_penalty(in[0], mask); },
+      {alphas}, tolerances());
+  INFO(result.report);
+  CHECK(result.ok);
+  // The masked step (caption 2, step 3) gets no gradient at all.
+  alphas.zero_grad();
+  doubly_stochastic_penalty(alphas, mask).backward();
+  for (Index i = 0; i < 4; ++i) CHECK(alphas.grad().data().at({1, 2, i}) == 0.0);
+}
+
+TEST_CASE("the regulariser is zero exactly when every region's attention sums to 1 over time") {
+  // T = L = 4. A permutation (each step looks at a different region) and the uniform map
+  // both give sum_t alpha_ti = 1 for every i.
+  Tensor permutation(
+      NDArray::from_list({0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0}, {1, 4, 4}, kFloat64));
+  Tensor uniform(NDArray::full({1, 4, 4}, 0.25, kFloat64));
+  Tensor all_steps(NDArray::ones({1, 4}, kFloat64));
+  CHECK(doubly_stochastic_penalty(permutation, all_steps).item() == 0.0);
+  CHECK(doubly_stochastic_penalty(uniform, all_steps).item() == 0.0);
+  // Staring at region 0 the whole time: (1 - 4)^2 + 3 * (1 - 0)^2 = 12.
+  Tensor stare(
+      NDArray::from_list({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, {1, 4, 4}, kFloat64));
+  CHECK(doubly_stochastic_penalty(stare, all_steps).item() == 12.0);
+  // A fifth, padded step changes nothing when masked.
+  Tensor padded = concat({permutation, Tensor(NDArray::full({1, 1, 4}, 0.25, kFloat64))}, 1);
+  Tensor mask(NDArray::from_list({1, 1, 1, 1, 0}, {1, 5}, kFloat64));
+  CHECK(doubly_stochastic_penalty(padded, mask).item() == 0.0);
+}
+
+TEST_CASE("alpha rows sum to 1, and the initial state comes from the mean region") {
+  Generator gen(11);
+  Vocabulary vocab = tiny_vocabulary();
+  Decoder decoder(tiny_sizes(vocab.size(), 3), gen);
+  decoder.to(kFloat64);
+  std::vector<CanvasExample> captions = tiny_captions();
+  CaptionBatch batch = make_caption_batch(pointers(captions), vocab, kFloat64);
+  Tensor regions = randn({2, 4, 3}, gen, kFloat64);
+  Unrolled out = unroll(decoder, regions, batch.inputs);
+  REQUIRE(out.alphas.shape() == Shape{2, 9, 4});
+  check_close(sum(out.alphas, -1).data(), NDArray::ones({2, 9}, kFloat64), 1e-12);
+  // f_init reads only the mean: permuting the regions leaves (h_0, c_0) unchanged.
+  Tensor permuted = index_select(
+      regions, 1, Tensor(NDArray::from_vector(std::vector<std::int64_t>{3, 1, 0, 2}, {4})));
+  check_close(decoder.initial_state(permuted).h.data(), decoder.initial_state(regions).h.data(),
+              1e-12);
+  // The batch: inputs start with <bos>, targets end with <eos>, padding is masked.
+  CHECK(batch.inputs.data().at({0, 0}) == Vocabulary::kBos);
+  CHECK(batch.targets.data().at({0, 3}) == Vocabulary::kEos);
+  CHECK(batch.targets.data().at({0, 4}) == Vocabulary::kPad);
+  CHECK(batch.mask.data().at({0, 3}) == 1.0);
+  CHECK(batch.mask.data().at({0, 4}) == 0.0);
+}
+
+TEST_CASE("corpus BLEU-4 against hand-computed values") {
+  using Words = std::vector<std::string>;
+  const Words ref = {"a", "red", "bag", "left", "of", "a", "blue", "boot"};
+  CHECK(corpus_bleu4({ref}, {ref}) == Approx(1.0));
+  // One word wrong in the middle: 7/8, 5/7, 3/6, 1/5 n-grams match; same length, BP = 1.
+  Words one_wrong = ref;
+  one_wrong[3] = "above";
+  const double expected =
+      std::exp((std::log(7.0 / 8) + std::log(5.0 / 7) + std::log(3.0 / 6) + std::log(1.0 / 5)) / 4);
+  CHECK(corpus_bleu4({one_wrong}, {ref}) == Approx(expected));
+  // Too short: the first four words only. Precisions are 1; BP = exp(1 - 8/4).
+  Words half(ref.begin(), ref.begin() + 4);
+  CHECK(corpus_bleu4({half}, {ref}) == Approx(std::exp(1.0 - 2.0)));
+  // No 4-gram in common: 0 (no smoothing at corpus level).
+  CHECK(corpus_bleu4({{"a", "red", "bag", "x", "y"}}, {{"a", "red", "z", "x", "y"}}) == 0.0);
+  // Counts are summed over the corpus before dividing: not the mean of sentence scores.
+  CHECK(corpus_bleu4({ref, one_wrong}, {ref, ref}) != Approx((1.0 + expected) / 2));
+}
+
+TEST_CASE("localisation: hits, mass in the box and the not-static measure by hand") {
+  // A 2x2 grid over a 16-pixel canvas: region centres at (4, 4), (12, 4), (4, 12), (12, 12).
+  // Object 0's box covers the left column, object 1's the bottom-right region.
+  CanvasExample canvas =
+      caption({"a", "red", "bag", "above", "a", "blue", "boot"}, {-1, 0, 0, -1, -1, 1, 1},
+              {data::Box{0, 0, 8, 16}, data::Box{8, 8, 16, 16}});
+  NDArray alphas = NDArray::from_list({0.25, 0.25, 0.25, 0.25,  // a
+                                       0.6,  0.1,  0.2,  0.1,   // red: argmax 0, in box 0
+                                       0.1,  0.5,  0.3,  0.1,   // bag: argmax 1, NOT in box 0
+                                       0.25, 0.25, 0.25, 0.25,  // above
+                                       0.25, 0.25, 0.25, 0.25,  // a
+                                       0.1,  0.1,  0.1,  0.7,   // blue: argmax 3, in box 1
+                                       0.0,  0.2,  0.0,  0.8},  // boot: argmax 3, in box 1
+                                      {7, 4}, kFloat64);
+  Localisation where = localisation({canvas}, {alphas}, 2, 16);
+  CHECK(where.object_words == 4);
+  CHECK(where.hit_rate == Approx(3.0 / 4));
+  // By kind: the nouns bag (miss) and boot (hit); the colours red and blue (both hits); the
+  // words before an object, "a" and "a", whose uniform maps' argmax is region 0: inside
+  // object 0's box (the first "a"), not object 1's (the second).
+  CHECK(where.noun_hit_rate == Approx(0.5));
+  CHECK(where.colour_hit_rate == Approx(1.0));
+  CHECK(where.before_hit_rate == Approx(0.5));
+  // Mass: red 0.6 + 0.2, bag 0.1 + 0.3, blue 0.7, boot 0.8.
+  CHECK(where.mass_in_box == Approx((0.8 + 0.4 + 0.7 + 0.8) / 4));
+  // The nouns "bag" (argmax 1) and "boot" (argmax 3) differ; TV = 1/2 (0.1+0.3+0.3+0.7).
+  CHECK(where.multi_object_canvases == 1);
+  CHECK(where.argmax_changes == 1.0);
+  CHECK(where.total_variation == Approx(0.7));
+  // A static map (the same alpha at every word) scores 0 on both.
+  NDArray same = NDArray::full({7, 4}, 0.25, kFloat64);
+  same.set({0, 2}, 0.4);
+  Localisation fixed = localisation({canvas}, {same}, 2, 16);
+  CHECK(fixed.argmax_changes == 0.0);
+  CHECK(fixed.total_variation == 0.0);
+}
+
+TEST_CASE("beam search of width 1 is greedy decoding, and beam scores are the model's") {
+  Generator gen(21);
+  Vocabulary vocab = tiny_vocabulary();
+  Decoder decoder(tiny_sizes(vocab.size(), 3), gen);
+  decoder.to(kFloat64);
+  Tensor regions = randn({3, 4, 3}, gen, kFloat64);
+  std::vector<Caption> greedy = greedy_decode(decoder, regions, 6);
+  for (Index b = 0; b < 3; ++b) {
+    Tensor one = slice(regions, 0, b, b + 1);
+    Caption beam1 = beam_decode(decoder, one, 1, 6);
+    CHECK(beam1.ids == greedy[static_cast<std::size_t>(b)].ids);
+    CHECK(beam1.log_probability ==
+          Approx(greedy[static_cast<std::size_t>(b)].log_probability).margin(1e-9));
+    // The beam's log-probability is that of its caption under teacher forcing.
+    Caption beam3 = beam_decode(decoder, one, 3, 6);
+    REQUIRE(beam3.alphas.size() == beam3.ids.size());
+    std::vector<std::int64_t> in = {Vocabulary::kBos}, target = beam3.ids;
+    in.insert(in.end(), beam3.ids.begin(), beam3.ids.end());
+    const bool ended = static_cast<Index>(beam3.ids.size()) < 6;
+    if (ended)
+      target.push_back(Vocabulary::kEos);
+    else
+      in.pop_back();
+    const Index steps = static_cast<Index>(target.size());
+    Tensor inputs(NDArray::from_vector(in, {1, steps}));
+    Tensor logp = log_softmax(unroll(decoder, one, inputs).logits, -1);
+    double total = 0;
+    for (Index t = 0; t < steps; ++t)
+      total += logp.data().at({0, t, target[static_cast<std::size_t>(t)]});
+    CHECK(beam3.log_probability == Approx(total).margin(1e-9));
+  }
+}
+
+TEST_CASE("each region vector ends with its grid position, x then y, in [-1, 1]") {
+  const NDArray where = grid_coordinates(2, 4, kFloat64);  // 2 rows of 4 cells
+  REQUIRE(where.shape() == Shape{8, 2});
+  // Cell 6 = row 1, column 2: x = (2*2 + 1)/4 - 1 = 0.25, y = (2*1 + 1)/2 - 1 = 0.5.
+  CHECK(where.at({6, 0}) == 0.25);
+  CHECK(where.at({6, 1}) == 0.5);
+  CHECK(where.at({0, 0}) == -0.75);
+  CHECK(where.at({0, 1}) == -0.5);
+  Generator gen(1);
+  Encoder encoder(2, 3, encoder_labels(), gen);
+  Tensor regions = encoder.regions(rand({2, 3, 16, 16}, gen));  // a 2x2 grid
+  REQUIRE(regions.shape() == Shape{2, 4, 3 + kPositionFeatures});
+  const NDArray r = regions.data();
+  for (Index b = 0; b < 2; ++b) {
+    CHECK(r.at({b, 1, 3}) == 0.5f);   // region 1: right column, x = +0.5
+    CHECK(r.at({b, 1, 4}) == -0.5f);  // top row, y = -0.5
+    CHECK(r.at({b, 2, 3}) == -0.5f);  // region 2: left column, bottom row
+    CHECK(r.at({b, 2, 4}) == 0.5f);
+  }
+}
+
+TEST_CASE("pre-training targets: a cell is the class and colour of the box holding its centre") {
+  // A 32x32 canvas has a 4x4 grid of 8-pixel cells, centres at 4, 12, 20, 28.
+  CanvasExample canvas;
+  canvas.objects.push_back(
+      {.label = 8, .noun = 0, .color = 2, .box = {.x0 = 10, .y0 = 2, .x1 = 22, .y1 = 14}});
+  CellTargets targets = cell_targets({&canvas}, 32);
+  REQUIRE(targets.what.shape() == Shape{1, 16});
+  const NDArray what = targets.what.data(), colour = targets.colour.data();
+  const std::int64_t none = static_cast<std::int64_t>(data::canvas_colors().size());
+  for (Index cell = 0; cell < 16; ++cell) {
+    const Index row = cell / 4, column = cell % 4;
+    // Centres x in {12, 20} and y in {4, 12} lie in the box: cells (0,1), (0,2), (1,1), (1,2).
+    const bool inside = row <= 1 && (column == 1 || column == 2);
+    CHECK(what.data<std::int64_t>()[cell] == (inside ? 8 : kClasses));
+    CHECK(colour.data<std::int64_t>()[cell] == (inside ? 2 : none));
+  }
+}
