@@ -1,0 +1,244 @@
+// Lesson 10: hard attention. The REINFORCE estimator is unbiased (checked against the exact
+// gradient of the expected log-likelihood, by enumerating every choice of regions), the
+// sampled unroll's pieces pass gradcheck, and hard attention is invisible to backprop.
+#include <cmath>
+
+#include "lessons/10_hard_attention/lesson.h"
+#include "support.h"
+
+using namespace attend;
+using namespace attend::lesson09;
+using namespace attend::lesson10;
+using attend::testing::check_close;
+
+namespace {
+
+Vocabulary tiny_vocabulary() {
+  Vocabulary vocab;
+  for (const char* w : {"a", "red", "bag", "left", "of", "blue", "boot"}) vocab.add(w);
+  return vocab;
+}
+
+DecoderSizes tiny_sizes(Index vocab) {
+  return {.vocab = vocab, .features = 2, .embedding = 2, .hidden = 3, .attention = 3};
+}
+
+// `copies` copies of the caption `words`, as a batch.
+CaptionBatch repeated_caption(const std::vector<std::string>& words, Index copies,
+                              const Vocabulary& vocab) {
+  static std::vector<CanvasExample> keep;  // make_caption_batch reads pointers
+  keep.assign(1, CanvasExample{});
+  keep[0].words = words;
+  keep[0].word_object.assign(words.size(), -1);
+  std::vector<const CanvasExample*> batch(static_cast<std::size_t>(copies), &keep[0]);
+  return make_caption_batch(batch, vocab, kFloat64);
+}
+
+// Every parameter's gradient, flattened in a fixed order (0 where there is none).
+std::vector<double> flat_gradient(Decoder& decoder) {
+  std::vector<double> flat;
+  for (const Tensor& p : decoder.parameters()) {
+    std::vector<double> g = p.grad().defined()
+                                ? p.grad().data().to_vector()
+                                : std::vector<double>(static_cast<std::size_t>(p.numel()), 0.0);
+    flat.insert(flat.end(), g.begin(), g.end());
+  }
+  return flat;
+}
+
+// One image of 4 regions (a 2x2 grid) of D = 2, repeated n times.
+Tensor image_regions(const NDArray& one, Index n) {
+  return Tensor(broadcast_to(one, {n, one.size(1), one.size(2)}).clone());
+}
+
+struct Agreement {
+  Index components = 0, disagreeing = 0;
+  double mean_z2 = 0;  // mean of ((estimate - exact) / SE)^2 over components with SE > 0
+};
+
+// Compares Monte-Carlo estimates (one vector per group mean) with the exact gradient:
+// a component disagrees when it is more than `multiple` standard errors away (or, when all
+// estimates are equal, differs at all).
+Agreement compare(const std::vector<std::vector<double>>& groups, const std::vector<double>& exact,
+                  double multiple) {
+  Agreement a;
+  const double k = static_cast<double>(groups.size());
+  Index with_se = 0;
+  for (std::size_t j = 0; j < exact.size(); ++j) {
+    double mean = 0, var = 0;
+    for (const auto& g : groups) mean += g[j] / k;
+    for (const auto& g : groups) var += (g[j] - mean) * (g[j] - mean) / (k - 1);
+    const double se = std::sqrt(var / k), diff = std::abs(mean - exact[j]);
+    ++a.components;
+    if (se > 0) {
+      a.mean_z2 += (diff / se) * (diff / se);
+      ++with_se;
+      a.disagreeing += diff > multiple * se;
+    } else {
+      a.disagreeing += diff > 1e-10;
+    }
+  }
+  if (with_se > 0) a.mean_z2 /= static_cast<double>(with_se);
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("REINFORCE is unbiased: the mean of 20,000 estimates matches the exact gradient") {
+  // A model small enough to enumerate: L = 4 regions, a caption of 1 word + <eos> = 2 steps,
+  // so 4^2 = 16 choices s = (s_1, s_2). The exact objective (eq. 10) is
+  //   J(W) = sum_s p(s|a) log p(y|s,a),
+  // differentiated by autograd. Each REINFORCE estimate (eq. 12, with a baseline b that is
+  // deliberately not the mean) is minus the gradient of reinforce_surrogate on one sample.
+  constexpr double kMultiple = 5;                 // standard errors allowed per component
+  constexpr Index kGroups = 400, kPerGroup = 50;  // 20,000 samples
+  Generator gen(2024);
+  Vocabulary vocab = tiny_vocabulary();
+  Decoder decoder(tiny_sizes(vocab.size()), gen);
+  decoder.to(kFloat64);
+  NDArray image = NDArray::normal({1, 4, 2}, gen, 0, 1, kFloat64);
+  const std::vector<std::string> words = {"bag"};
+
+  // Exact: all 16 choices in one batch, forced.
+  NDArray every = NDArray::zeros({16, 2}, kInt64);
+  for (Index s = 0; s < 16; ++s) {
+    every.set({s, 0}, static_cast<double>(s / 4));
+    every.set({s, 1}, static_cast<double>(s % 4));
+  }
+  decoder.zero_grad();
+  HardUnrolled all = hard_unroll(decoder, image_regions(image, 16),
+                                 repeated_caption(words, 16, vocab), 0.0, gen, every);
+  Tensor p_s = exp(all.log_p_samples);
+  CHECK(sum(p_s).item() == Approx(1.0).margin(1e-12));  // a distribution over s
+  sum(p_s * all.log_likelihood).backward();
+  std::vector<double> exact = flat_gradient(decoder);
+
+  // Monte Carlo: kGroups minibatches of kPerGroup independent samples.
+  const HardOptions options{.semi_sampling = 0, .reinforce_weight = 1, .entropy_weight = 0};
+  auto estimate = [&](const HardOptions& rule) {
+    std::vector<std::vector<double>> groups;
+    for (Index g = 0; g < kGroups; ++g) {
+      decoder.zero_grad();
+      HardUnrolled out =
+          hard_unroll(decoder, image_regions(image, kPerGroup),
+                      repeated_caption(words, kPerGroup, vocab), rule.semi_sampling, gen);
+      reinforce_surrogate(out, /*baseline=*/-2.0, rule).backward();
+      std::vector<double> grad = flat_gradient(decoder);
+      for (double& v : grad) v = -v;  // the surrogate is minimised: its gradient is -estimate
+      groups.push_back(grad);
+    }
+    return groups;
+  };
+  Agreement reinforce = compare(estimate(options), exact, kMultiple);
+  INFO("components " << reinforce.components << ", disagreeing " << reinforce.disagreeing
+                     << ", mean z^2 " << reinforce.mean_z2);
+  CHECK(reinforce.components > 150);
+  CHECK(reinforce.disagreeing == 0);
+  // The standard errors are honest (not inflated): z^2 averages near 1.
+  CHECK(reinforce.mean_z2 > 0.3);
+  CHECK(reinforce.mean_z2 < 3.0);
+
+  // The check can fail: without the score-function term (lambda_r = 0, plain backprop through
+  // the sampled region) the estimate is biased, and f_att gets no gradient at all.
+  HardOptions no_score = options;
+  no_score.reinforce_weight = 0;
+  Agreement biased = compare(estimate(no_score), exact, kMultiple);
+  INFO("without the score term: disagreeing " << biased.disagreeing);
+  CHECK(biased.disagreeing > 10);
+}
+
+TEST_CASE("the sampled unroll's log p(y|s), log p(s) and entropy pass gradcheck", "[gradcheck]") {
+  // Semi-sampling 0.5 over 4 captions: some images read sampled regions, the others alpha.
+  // The draws are made again from the same seed at every evaluation, so they are fixed.
+  Generator gen(8);
+  Vocabulary vocab = tiny_vocabulary();
+  Decoder decoder(tiny_sizes(vocab.size()), gen);
+  decoder.to(kFloat64);
+  Tensor regions = randn({4, 4, 2}, gen, kFloat64);
+  CaptionBatch batch = repeated_caption({"a", "red", "bag"}, 4, vocab);
+  NDArray sampled;
+  GradcheckOptions tolerances;  // |analytic - numeric| <= 1e-6 + 1e-4 |numeric|, eps 1e-6
+  tolerances.atol = 1e-6;
+  tolerances.rtol = 1e-4;
+  GradcheckResult result = gradcheck(
+      [&](const std::vector<Tensor>&) {
+        Generator draws(77);
+        HardUnrolled out = hard_unroll(decoder, regions, batch, 0.5, draws);
+        sampled = out.sampled;
+        return sum(out.log_likelihood) + 0.3 * sum(out.log_p_samples) + 0.2 * sum(out.entropy);
+      },
+      decoder.parameters(), tolerances);
+  INFO(result.report);
+  CHECK(result.ok);
+  const double images_sampled = sum(Tensor(sampled)).item();
+  CHECK(images_sampled > 0);  // both kinds of image took part
+  CHECK(images_sampled < 4);
+}
+
+TEST_CASE("hard attention: samples, log p(s), and the expected context as a special case") {
+  Generator gen(4);
+  Vocabulary vocab = tiny_vocabulary();
+  Decoder decoder(tiny_sizes(vocab.size()), gen);
+  decoder.to(kFloat64);
+  Tensor regions = randn({3, 4, 2}, gen, kFloat64);
+  CaptionBatch batch = repeated_caption({"a", "blue", "boot"}, 3, vocab);
+
+  // semi_sampling = 1: every image uses alpha, exactly soft attention.
+  HardUnrolled expected = hard_unroll(decoder, regions, batch, 1.0, gen);
+  check_close(expected.logits.data(), unroll(decoder, regions, batch.inputs).logits.data(), 1e-12);
+  check_close(expected.log_p_samples.data(), NDArray::zeros({3}, kFloat64), 0);
+  CHECK(expected.samples.to_vector() == std::vector<double>(12, -1.0));
+
+  // Forced regions: log p(s) is the sum of log alpha at the chosen regions.
+  NDArray forced = NDArray::from_list({0, 1, 2, 3, 3, 2, 1, 0, 1, 1, 1, 1}, {3, 4}, kInt64);
+  HardUnrolled chosen = hard_unroll(decoder, regions, batch, 0.0, gen, forced);
+  for (Index b = 0; b < 3; ++b) {
+    double log_p = 0;
+    for (Index t = 0; t < 4; ++t)
+      log_p += std::log(chosen.alphas.data().at({b, t, static_cast<Index>(forced.at({b, t}))}));
+    CHECK(chosen.log_p_samples.data().at({b}) == Approx(log_p).margin(1e-12));
+  }
+  // Sampled regions are valid indices, and every image sampled with semi_sampling = 0.
+  HardUnrolled drawn = hard_unroll(decoder, regions, batch, 0.0, gen);
+  for (double s : drawn.samples.to_vector()) CHECK((s >= 0 && s < 4));
+  CHECK(sum(Tensor(drawn.sampled)).item() == 3.0);
+  // A region outside the grid is an error, not a crash.
+  NDArray bad = NDArray::full({3, 4}, 4, kInt64);
+  CHECK_THROWS_AS(hard_unroll(decoder, regions, batch, 0.0, gen, bad), Error);
+}
+
+TEST_CASE("backprop cannot reach f_att through a sampled region, but can through alpha") {
+  Generator gen(6);
+  Vocabulary vocab = tiny_vocabulary();
+  Decoder decoder(tiny_sizes(vocab.size()), gen);
+  decoder.to(kFloat64);
+  Tensor regions = randn({4, 4, 2}, gen, kFloat64);
+  CaptionBatch batch = repeated_caption({"a", "red", "bag"}, 4, vocab);
+  CHECK(backprop_gradient_norm(decoder, regions, batch, /*soft=*/false, gen) == 0.0);
+  CHECK(backprop_gradient_norm(decoder, regions, batch, /*soft=*/true, gen) > 1e-6);
+  // With the REINFORCE term the attention does get a gradient.
+  decoder.zero_grad();
+  HardAttentionLoss loss(decoder, {.semi_sampling = 0}, gen);
+  loss(regions, batch).total.backward();
+  double norm2 = 0;
+  for (double g : attention_gradient(decoder)) norm2 += g * g;
+  CHECK(norm2 > 0);
+}
+
+TEST_CASE("the moving-average baseline: starts at the first batch, then b = 0.9 b + 0.1 mean") {
+  Generator gen(12);
+  Vocabulary vocab = tiny_vocabulary();
+  Decoder decoder(tiny_sizes(vocab.size()), gen);
+  decoder.to(kFloat64);
+  Tensor regions = randn({5, 4, 2}, gen, kFloat64);
+  CaptionBatch batch = repeated_caption({"a", "red", "bag"}, 5, vocab);
+  Generator a(1), b(1);
+  HardAttentionLoss loss(decoder, {.semi_sampling = 0}, a);
+  loss(regions, batch);
+  // The same draws again, to know the first batch's mean log-likelihood.
+  const double first = mean(hard_unroll(decoder, regions, batch, 0.0, b).log_likelihood).item();
+  CHECK(loss.baseline() == Approx(first).margin(1e-12));
+  loss(regions, batch);
+  const double second = mean(hard_unroll(decoder, regions, batch, 0.0, b).log_likelihood).item();
+  CHECK(loss.baseline() == Approx(0.9 * first + 0.1 * second).margin(1e-12));
+}
