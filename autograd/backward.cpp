@@ -53,10 +53,11 @@ void check_finite(const NDArray& g, const Node& node, std::size_t input) {
     return true;
   });
   if (!finite)
-    fail("backward: the backward of '{}' produced a non-finite (NaN or infinite) gradient for its "
-         "input {} (shape {}); look at the forward of that op for a log(0), a division by 0 or "
-         "an overflow",
-         node.op, input, g.shape());
+    fail(
+        "backward: the backward of '{}' produced a non-finite (NaN or infinite) gradient for its "
+        "input {} (shape {}); look at the forward of that op for a log(0), a division by 0 or "
+        "an overflow",
+        node.op, input, g.shape());
 }
 
 NDArray accumulate(const NDArray& sum, const NDArray& g) {
@@ -68,18 +69,20 @@ NDArray accumulate(const NDArray& sum, const NDArray& g) {
 void Tensor::backward(const BackwardOptions& options) const {
   check_defined("backward");
   if (numel() != 1)
-    fail("backward: the tensor has shape {}; backward() without an argument needs a single-element "
-         "(scalar) tensor such as a loss. For other shapes pass dL/d(tensor) explicitly: "
-         "backward(grad_output)",
-         shape());
+    fail(
+        "backward: the tensor has shape {}; backward() without an argument needs a single-element "
+        "(scalar) tensor such as a loss. For other shapes pass dL/d(tensor) explicitly: "
+        "backward(grad_output)",
+        shape());
   backward(NDArray::ones(shape(), dtype()), options);
 }
 
 void Tensor::backward(const NDArray& grad_output, const BackwardOptions& options) const {
   check_defined("backward");
   if (!node_->requires_grad)
-    fail("backward: this tensor does not require grad: none of the tensors it was computed "
-         "from has requires_grad set (or it was computed under NoGradGuard)");
+    fail(
+        "backward: this tensor does not require grad: none of the tensors it was computed "
+        "from has requires_grad set (or it was computed under NoGradGuard)");
   attend::check_defined(grad_output, "backward", "grad_output");
   if (grad_output.shape() != shape() || grad_output.dtype() != dtype())
     fail("backward: grad_output {} {} must match the tensor {} {}", grad_output.shape(),
@@ -96,10 +99,11 @@ void Tensor::backward(const NDArray& grad_output, const BackwardOptions& options
   } give_back{order};
   for (Node* node : order)
     if (node->graph_freed)
-      fail("backward: the graph through '{}' was already used by backward() and freed. To run "
-           "backward twice through the same graph, pass BackwardOptions{{.retain_graph = true}} "
-           "the first time",
-           node->op);
+      fail(
+          "backward: the graph through '{}' was already used by backward() and freed. To run "
+          "backward twice through the same graph, pass BackwardOptions{{.retain_graph = true}} "
+          "the first time",
+          node->op);
 
   const bool detect_anomaly = anomaly_detection_enabled();
   node_->pending_grad = grad_output;

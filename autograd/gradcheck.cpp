@@ -67,9 +67,10 @@ GradcheckResult gradcheck(const TensorFunction& f, const std::vector<Tensor>& in
     if (!x.requires_grad()) continue;
     any = true;
     if (x.dtype() != kFloat64)
-      fail("gradcheck: input {} is {}; finite differences need float64 inputs (convert with "
-           "to_dtype or create them with kFloat64)",
-           i, dtype_name(x.dtype()));
+      fail(
+          "gradcheck: input {} is {}; finite differences need float64 inputs (convert with "
+          "to_dtype or create them with kFloat64)",
+          i, dtype_name(x.dtype()));
     x.node()->grad = NDArray();
   }
   if (!any) fail("gradcheck: no input has requires_grad set, so there is nothing to check");
@@ -77,9 +78,10 @@ GradcheckResult gradcheck(const TensorFunction& f, const std::vector<Tensor>& in
   // Analytic gradient of L = sum(output * R).
   Tensor output = f(inputs);
   if (output.dtype() != kFloat64)
-    fail("gradcheck: the function returned {}; with float64 inputs it must compute in float64 "
-         "(a float32 parameter or constant inside it?)",
-         dtype_name(output.dtype()));
+    fail(
+        "gradcheck: the function returned {}; with float64 inputs it must compute in float64 "
+        "(a float32 parameter or constant inside it?)",
+        dtype_name(output.dtype()));
   Generator gen(options.seed + 0x5eed);
   NDArray r = NDArray::normal(output.shape(), gen, 0, 1, kFloat64);
   GradcheckResult result;
@@ -93,9 +95,10 @@ GradcheckResult gradcheck(const TensorFunction& f, const std::vector<Tensor>& in
   {
     double again = projected(f(inputs), r);
     if (std::abs(again - base) > 1e-12 * std::max(1.0, std::abs(base)))
-      fail("gradcheck: the function is not deterministic (two calls gave {} and {}); "
-           "switch off dropout and random sampling, or fix their seed inside the function",
-           base, again);
+      fail(
+          "gradcheck: the function is not deterministic (two calls gave {} and {}); "
+          "switch off dropout and random sampling, or fix their seed inside the function",
+          base, again);
   }
 
   std::vector<Failure> failures;
@@ -143,8 +146,8 @@ GradcheckResult gradcheck(const TensorFunction& f, const std::vector<Tensor>& in
     result.report += fmt::format(
         "  input {} (shape {}) element {}: analytic {:.8g}, numeric {:.8g}, |difference| {:.3e} "
         "> {:.3e}\n",
-        fl.input, x.shape(), index_text(fl.element, x.shape()), fl.analytic, fl.numeric,
-        fl.error, options.atol + options.rtol * std::abs(fl.numeric));
+        fl.input, x.shape(), index_text(fl.element, x.shape()), fl.analytic, fl.numeric, fl.error,
+        options.atol + options.rtol * std::abs(fl.numeric));
   }
   if (failures.size() > 5) result.report += fmt::format("  ... and {} more\n", failures.size() - 5);
   result.report += "  " + summary;

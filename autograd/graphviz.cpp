@@ -75,8 +75,8 @@ std::string shell_quote(const std::string& path) {
 
 bool render_dot_to_png(const std::string& dot_path, const std::string& png_path) {
   if (std::system("command -v dot >/dev/null 2>&1") != 0) return false;
-  std::string command = fmt::format("dot -Tpng {} -o {} 2>/dev/null", shell_quote(dot_path),
-                                    shell_quote(png_path));
+  std::string command =
+      fmt::format("dot -Tpng {} -o {} 2>/dev/null", shell_quote(dot_path), shell_quote(png_path));
   return std::system(command.c_str()) == 0;
 }
 

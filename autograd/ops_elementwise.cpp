@@ -98,9 +98,8 @@ Tensor sin(const Tensor& x) {
 // y = cos x.  dy/dx = -sin x
 Tensor cos(const Tensor& x) {
   NDArray xv = x.data();
-  return make_op("cos", cos(xv), {x}, [xv](const NDArray& g) -> Grads {
-    return {neg(g * sin(xv))};
-  });
+  return make_op("cos", cos(xv), {x},
+                 [xv](const NDArray& g) -> Grads { return {neg(g * sin(xv))}; });
 }
 
 // y = tanh x.  dy/dx = 1 - tanh^2 x = 1 - y^2
@@ -135,7 +134,8 @@ Tensor gelu(const Tensor& x) {
     return {map(g, xv, [](auto g, auto x) {
       using T = decltype(x);
       const T cdf = T(0.5) * (1 + std::erf(x * T(std::numbers::sqrt2 / 2)));
-      const T pdf = std::exp(T(-0.5) * x * x) * T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+      const T pdf =
+          std::exp(T(-0.5) * x * x) * T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
       return g * (cdf + x * pdf);
     })};
   });
@@ -153,9 +153,8 @@ Tensor pow(const Tensor& x, double exponent) {
 Tensor clamp(const Tensor& x, double low, double high) {
   NDArray xv = x.data();
   return make_op("clamp", clamp(xv, low, high), {x}, [=](const NDArray& g) -> Grads {
-    return {map(g, xv, [=](auto g, auto x) {
-      return (x >= low && x <= high) ? g : decltype(g)(0);
-    })};
+    return {
+        map(g, xv, [=](auto g, auto x) { return (x >= low && x <= high) ? g : decltype(g)(0); })};
   });
 }
 
@@ -184,26 +183,64 @@ Tensor to_dtype(const Tensor& x, DType dtype) {
 }
 
 // ---- comparisons (no gradient) -------------------------------------------------------------
-Tensor eq(const Tensor& a, const Tensor& b) { return Tensor(eq(a.data(), b.data())); }
-Tensor ne(const Tensor& a, const Tensor& b) { return Tensor(ne(a.data(), b.data())); }
-Tensor lt(const Tensor& a, const Tensor& b) { return Tensor(lt(a.data(), b.data())); }
-Tensor le(const Tensor& a, const Tensor& b) { return Tensor(le(a.data(), b.data())); }
-Tensor gt(const Tensor& a, const Tensor& b) { return Tensor(gt(a.data(), b.data())); }
-Tensor ge(const Tensor& a, const Tensor& b) { return Tensor(ge(a.data(), b.data())); }
+Tensor eq(const Tensor& a, const Tensor& b) {
+  return Tensor(eq(a.data(), b.data()));
+}
+Tensor ne(const Tensor& a, const Tensor& b) {
+  return Tensor(ne(a.data(), b.data()));
+}
+Tensor lt(const Tensor& a, const Tensor& b) {
+  return Tensor(lt(a.data(), b.data()));
+}
+Tensor le(const Tensor& a, const Tensor& b) {
+  return Tensor(le(a.data(), b.data()));
+}
+Tensor gt(const Tensor& a, const Tensor& b) {
+  return Tensor(gt(a.data(), b.data()));
+}
+Tensor ge(const Tensor& a, const Tensor& b) {
+  return Tensor(ge(a.data(), b.data()));
+}
 
 // ---- operators -----------------------------------------------------------------------------
-Tensor operator-(const Tensor& x) { return neg(x); }
-Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
-Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
-Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
-Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-Tensor operator+(const Tensor& a, double b) { return add(a, constant_like(b, a)); }
-Tensor operator-(const Tensor& a, double b) { return sub(a, constant_like(b, a)); }
-Tensor operator*(const Tensor& a, double b) { return mul(a, constant_like(b, a)); }
-Tensor operator/(const Tensor& a, double b) { return div(a, constant_like(b, a)); }
-Tensor operator+(double a, const Tensor& b) { return add(constant_like(a, b), b); }
-Tensor operator-(double a, const Tensor& b) { return sub(constant_like(a, b), b); }
-Tensor operator*(double a, const Tensor& b) { return mul(constant_like(a, b), b); }
-Tensor operator/(double a, const Tensor& b) { return div(constant_like(a, b), b); }
+Tensor operator-(const Tensor& x) {
+  return neg(x);
+}
+Tensor operator+(const Tensor& a, const Tensor& b) {
+  return add(a, b);
+}
+Tensor operator-(const Tensor& a, const Tensor& b) {
+  return sub(a, b);
+}
+Tensor operator*(const Tensor& a, const Tensor& b) {
+  return mul(a, b);
+}
+Tensor operator/(const Tensor& a, const Tensor& b) {
+  return div(a, b);
+}
+Tensor operator+(const Tensor& a, double b) {
+  return add(a, constant_like(b, a));
+}
+Tensor operator-(const Tensor& a, double b) {
+  return sub(a, constant_like(b, a));
+}
+Tensor operator*(const Tensor& a, double b) {
+  return mul(a, constant_like(b, a));
+}
+Tensor operator/(const Tensor& a, double b) {
+  return div(a, constant_like(b, a));
+}
+Tensor operator+(double a, const Tensor& b) {
+  return add(constant_like(a, b), b);
+}
+Tensor operator-(double a, const Tensor& b) {
+  return sub(constant_like(a, b), b);
+}
+Tensor operator*(double a, const Tensor& b) {
+  return mul(constant_like(a, b), b);
+}
+Tensor operator/(double a, const Tensor& b) {
+  return div(constant_like(a, b), b);
+}
 
 }  // namespace attend

@@ -5,7 +5,8 @@
 
 namespace attend {
 
-// y[.., j, ..] = x[.., index[j], ..].  dL/dx[.., i, ..] = sum over j with index[j] = i of dL/dy[.., j, ..]
+// y[.., j, ..] = x[.., index[j], ..].  dL/dx[.., i, ..] = sum over j with index[j] = i of dL/dy[..,
+// j, ..]
 Tensor index_select(const Tensor& x, int axis, const Tensor& index) {
   Shape s = x.shape();
   NDArray idx = index.data();
@@ -17,7 +18,8 @@ Tensor index_select(const Tensor& x, int axis, const Tensor& index) {
                  });
 }
 
-// y[o, j, i] = x[o, index[o, j, i], i].  dL/dx[o, k, i] = sum over j with index[o, j, i] = k of dL/dy[o, j, i]
+// y[o, j, i] = x[o, index[o, j, i], i].  dL/dx[o, k, i] = sum over j with index[o, j, i] = k of
+// dL/dy[o, j, i]
 Tensor gather(const Tensor& x, int axis, const Tensor& index) {
   Shape s = x.shape();
   NDArray idx = index.data();

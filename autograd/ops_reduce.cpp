@@ -78,18 +78,16 @@ Tensor argmax(const Tensor& x, int axis, bool keepdim) {
 // dL/dx = y * (g - sum_i g_i y_i)
 Tensor softmax(const Tensor& x, int axis) {
   NDArray y = softmax(x.data(), axis);
-  return make_op("softmax", y, {x}, [=](const NDArray& g) -> Grads {
-    return {softmax_backward(g, y, axis)};
-  });
+  return make_op("softmax", y, {x},
+                 [=](const NDArray& g) -> Grads { return {softmax_backward(g, y, axis)}; });
 }
 
 // y = log_softmax(x) = x - logsumexp(x).  dy_i/dx_j = delta_ij - softmax(x)_j, so
 // dL/dx = g - softmax(x) * sum_i g_i
 Tensor log_softmax(const Tensor& x, int axis) {
   NDArray y = log_softmax(x.data(), axis);
-  return make_op("log_softmax", y, {x}, [=](const NDArray& g) -> Grads {
-    return {log_softmax_backward(g, y, axis)};
-  });
+  return make_op("log_softmax", y, {x},
+                 [=](const NDArray& g) -> Grads { return {log_softmax_backward(g, y, axis)}; });
 }
 
 }  // namespace attend

@@ -26,9 +26,8 @@ Tensor permute(const Tensor& x, std::initializer_list<int> axes) {
   std::vector<int> inverse(axes.size());
   int i = 0;
   for (int a : axes) inverse[normalize_axis(a, x.ndim(), "permute")] = i++;
-  return make_op("permute", permute(x.data(), axes), {x}, [inverse](const NDArray& g) -> Grads {
-    return {permute(g, inverse)};
-  });
+  return make_op("permute", permute(x.data(), axes), {x},
+                 [inverse](const NDArray& g) -> Grads { return {permute(g, inverse)}; });
 }
 
 // y = x with two axes swapped.  dL/dx = dL/dy with the same two axes swapped back
@@ -78,9 +77,8 @@ Tensor concat(std::span<const Tensor> parts, int axis) {
     sizes.push_back(p.data().ndim() > 0 ? p.size(axis) : 0);
   }
   NDArray y = concat(values, axis);
-  return make_op("concat", y, parts, [sizes, axis](const NDArray& g) -> Grads {
-    return split(g, sizes, axis);
-  });
+  return make_op("concat", y, parts,
+                 [sizes, axis](const NDArray& g) -> Grads { return split(g, sizes, axis); });
 }
 
 Tensor concat(std::initializer_list<Tensor> parts, int axis) {

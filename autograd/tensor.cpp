@@ -45,21 +45,26 @@ NDArray& Tensor::data() const {
   return node_->data;
 }
 
-bool Tensor::requires_grad() const { return node_ && node_->requires_grad; }
+bool Tensor::requires_grad() const {
+  return node_ && node_->requires_grad;
+}
 
 Tensor& Tensor::requires_grad_(bool enabled) {
   check_defined("requires_grad_");
   if (!is_leaf())
-    fail("requires_grad_: only leaf tensors can be marked (this one comes from '{}'; use "
-         "detach() to make a leaf of it)",
-         node_->op);
+    fail(
+        "requires_grad_: only leaf tensors can be marked (this one comes from '{}'; use "
+        "detach() to make a leaf of it)",
+        node_->op);
   if (enabled && !is_floating(node_->data.dtype()))
     fail("requires_grad_: int64 tensors cannot have gradients");
   node_->requires_grad = enabled;
   return *this;
 }
 
-bool Tensor::is_leaf() const { return node_ && node_->op.empty(); }
+bool Tensor::is_leaf() const {
+  return node_ && node_->op.empty();
+}
 
 Tensor Tensor::grad() const {
   check_defined("grad");
@@ -112,13 +117,25 @@ thread_local bool g_grad_enabled = true;
 thread_local bool g_detect_anomaly = false;
 }  // namespace
 
-bool grad_enabled() { return g_grad_enabled; }
-NoGradGuard::NoGradGuard() : previous_(g_grad_enabled) { g_grad_enabled = false; }
-NoGradGuard::~NoGradGuard() { g_grad_enabled = previous_; }
+bool grad_enabled() {
+  return g_grad_enabled;
+}
+NoGradGuard::NoGradGuard() : previous_(g_grad_enabled) {
+  g_grad_enabled = false;
+}
+NoGradGuard::~NoGradGuard() {
+  g_grad_enabled = previous_;
+}
 
-bool anomaly_detection_enabled() { return g_detect_anomaly; }
-DetectAnomalyGuard::DetectAnomalyGuard() : previous_(g_detect_anomaly) { g_detect_anomaly = true; }
-DetectAnomalyGuard::~DetectAnomalyGuard() { g_detect_anomaly = previous_; }
+bool anomaly_detection_enabled() {
+  return g_detect_anomaly;
+}
+DetectAnomalyGuard::DetectAnomalyGuard() : previous_(g_detect_anomaly) {
+  g_detect_anomaly = true;
+}
+DetectAnomalyGuard::~DetectAnomalyGuard() {
+  g_detect_anomaly = previous_;
+}
 
 // ---- make_op ---------------------------------------------------------------------------------
 
@@ -155,19 +172,27 @@ Tensor tensor(std::initializer_list<double> values, DType dtype) {
 Tensor tensor(std::initializer_list<double> values, const Shape& shape, DType dtype) {
   return Tensor(NDArray::from_list(values, shape, dtype));
 }
-Tensor zeros(const Shape& shape, DType dtype) { return Tensor(NDArray::zeros(shape, dtype)); }
-Tensor ones(const Shape& shape, DType dtype) { return Tensor(NDArray::ones(shape, dtype)); }
+Tensor zeros(const Shape& shape, DType dtype) {
+  return Tensor(NDArray::zeros(shape, dtype));
+}
+Tensor ones(const Shape& shape, DType dtype) {
+  return Tensor(NDArray::ones(shape, dtype));
+}
 Tensor full(const Shape& shape, double value, DType dtype) {
   return Tensor(NDArray::full(shape, value, dtype));
 }
-Tensor arange(Index n, DType dtype) { return Tensor(NDArray::arange(n, dtype)); }
+Tensor arange(Index n, DType dtype) {
+  return Tensor(NDArray::arange(n, dtype));
+}
 Tensor randn(const Shape& shape, Generator& gen, DType dtype) {
   return Tensor(NDArray::normal(shape, gen, 0, 1, dtype));
 }
 Tensor rand(const Shape& shape, Generator& gen, DType dtype) {
   return Tensor(NDArray::uniform(shape, gen, 0, 1, dtype));
 }
-Tensor zeros_like(const Tensor& other) { return Tensor(NDArray::zeros_like(other.data())); }
+Tensor zeros_like(const Tensor& other) {
+  return Tensor(NDArray::zeros_like(other.data()));
+}
 
 }  // namespace attend
 

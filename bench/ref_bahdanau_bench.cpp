@@ -37,17 +37,18 @@ struct Seq2SeqAttention : nn::Module {
 
   // src [B, S], tgt_in [B, T] -> logits [B, T, V]
   Tensor forward(const Tensor& src, const Tensor& tgt_in) {
-    nn::GRUOutput enc = encoder(src_emb(src));                  // output [B,S,2H], h_n [2,B,H]
+    nn::GRUOutput enc = encoder(src_emb(src));  // output [B,S,2H], h_n [2,B,H]
     Tensor h_n = enc.h_n;
-    Tensor s = tanh(init(concat({squeeze(slice(h_n, 0, 0, 1), 0), squeeze(slice(h_n, 0, 1, 2), 0)}, -1)));
-    Tensor keys = w_k(enc.output);                                 // [B,S,A], once per batch
-    Tensor emb = tgt_emb(tgt_in);                                  // [B,T,E]
+    Tensor s =
+        tanh(init(concat({squeeze(slice(h_n, 0, 0, 1), 0), squeeze(slice(h_n, 0, 1, 2), 0)}, -1)));
+    Tensor keys = w_k(enc.output);  // [B,S,A], once per batch
+    Tensor emb = tgt_emb(tgt_in);   // [B,T,E]
     std::vector<Tensor> logits;
     for (Index t = 0; t < tgt_in.size(1); ++t) {
-      Tensor e = squeeze(v(tanh(keys + unsqueeze(w_q(s), 1))), -1);   // [B,S]
+      Tensor e = squeeze(v(tanh(keys + unsqueeze(w_q(s), 1))), -1);  // [B,S]
       Tensor alpha = softmax(e, -1);
       Tensor ctx = squeeze(matmul(unsqueeze(alpha, 1), enc.output), 1);  // [B,2H]
-      Tensor y = squeeze(slice(emb, 1, t, t + 1), 1);                   // [B,E]
+      Tensor y = squeeze(slice(emb, 1, t, t + 1), 1);                    // [B,E]
       s = cell(concat({y, ctx}, -1), s);
       logits.push_back(out(concat({s, ctx, y}, -1)));
     }
@@ -69,7 +70,8 @@ int main(int argc, char** argv) {
   Generator gen(1);
   std::vector<Batch> batches;
   for (int b = 0; b < 8; ++b) {
-    NDArray src = NDArray::empty({kBatch, kSrcLen}, kInt64), tgt = NDArray::empty({kBatch, kTgtLen}, kInt64);
+    NDArray src = NDArray::empty({kBatch, kSrcLen}, kInt64),
+            tgt = NDArray::empty({kBatch, kTgtLen}, kInt64);
     for (auto& x : src.span<std::int64_t>()) x = gen.randint(kSrcVocab);
     for (auto& x : tgt.span<std::int64_t>()) x = 1 + gen.randint(kTgtVocab - 1);
     NDArray tgt_in = NDArray::zeros({kBatch, kTgtLen}, kInt64);  // BOS = 0, then gold tokens

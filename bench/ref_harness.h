@@ -25,9 +25,12 @@ inline RefOptions parse_ref_options(int argc, char** argv) {
   for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
     const int value = i + 1 < argc ? std::atoi(argv[i + 1]) : 0;
-    if (flag == "--threads" && value > 0) o.threads = value;
-    else if (flag == "--steps" && value > 0) o.steps = value;
-    else if (flag == "--warmup" && value >= 0) o.warmup = value;
+    if (flag == "--threads" && value > 0)
+      o.threads = value;
+    else if (flag == "--steps" && value > 0)
+      o.steps = value;
+    else if (flag == "--warmup" && value >= 0)
+      o.warmup = value;
     else {
       std::fprintf(stderr, "usage: %s [--threads N] [--steps N] [--warmup N]\n", argv[0]);
       std::exit(2);
@@ -55,12 +58,15 @@ inline void run_training_bench(const std::string& name, Index parameters, const 
     last_loss = loss;
     if (i >= o.warmup) times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
-  std::printf("%s attend: threads=%d params=%lld step median %.2f ms (p10 %.2f, p90 %.2f) loss %.3f->%.3f\n",
-              name.c_str(), o.threads, static_cast<long long>(parameters), percentile(times, 0.5),
-              percentile(times, 0.1), percentile(times, 0.9), first_loss, last_loss);
-  std::printf("JSON {\"name\": \"%s\", \"engine\": \"attend\", \"threads\": %d, \"params\": %lld, "
-              "\"step_ms_median\": %.3f}\n",
-              name.c_str(), o.threads, static_cast<long long>(parameters), percentile(times, 0.5));
+  std::printf(
+      "%s attend: threads=%d params=%lld step median %.2f ms (p10 %.2f, p90 %.2f) loss "
+      "%.3f->%.3f\n",
+      name.c_str(), o.threads, static_cast<long long>(parameters), percentile(times, 0.5),
+      percentile(times, 0.1), percentile(times, 0.9), first_loss, last_loss);
+  std::printf(
+      "JSON {\"name\": \"%s\", \"engine\": \"attend\", \"threads\": %d, \"params\": %lld, "
+      "\"step_ms_median\": %.3f}\n",
+      name.c_str(), o.threads, static_cast<long long>(parameters), percentile(times, 0.5));
 }
 
 }  // namespace attend::bench

@@ -86,16 +86,16 @@ int main(int argc, char** argv) {
     for (auto& x : captions.span<std::int64_t>()) x = 1 + gen.randint(kVocab - 1);
     NDArray captions_in = NDArray::zeros({kBatch, kSteps}, kInt64);
     slice_assign(captions_in, slice(captions, 1, 0, kSteps - 1), 1, 1);
-    batches.push_back({Tensor(NDArray::normal({kBatch, 3, 64, 64}, gen)), Tensor(captions_in),
-                       Tensor(captions)});
+    batches.push_back(
+        {Tensor(NDArray::normal({kBatch, 3, 64, 64}, gen)), Tensor(captions_in), Tensor(captions)});
   }
   bench::run_training_bench("REF-SAT", model.parameter_count(), options, [&](int i) {
     const Batch& b = batches[static_cast<std::size_t>(i) % batches.size()];
     adam.zero_grad();
     auto [logits, alphas] = model.forward(b.images, b.captions_in);
     Tensor ce = nn::cross_entropy(logits, b.captions);
-    Tensor coverage = 1.0 - sum(alphas, 1);                       // [B, L]
-    Tensor regulariser = mean(sum(coverage * coverage, 1));       // sum over regions, mean over batch
+    Tensor coverage = 1.0 - sum(alphas, 1);                  // [B, L]
+    Tensor regulariser = mean(sum(coverage * coverage, 1));  // sum over regions, mean over batch
     Tensor loss = ce + regulariser * kLambda;
     loss.backward();
     adam.step();

@@ -18,6 +18,8 @@ Dropout::Dropout(double probability, Generator& gen) : p(probability), gen_(&gen
   if (p < 0 || p >= 1) fail("Dropout: p must be in [0, 1), got {}", p);
 }
 
-std::string Dropout::describe() const { return fmt::format("Dropout(p={:g})", p); }
+std::string Dropout::describe() const {
+  return fmt::format("Dropout(p={:g})", p);
+}
 
 }  // namespace attend::nn

@@ -35,9 +35,10 @@ Tensor dot_score(const Tensor& queries, const Tensor& keys) {
   check_batched(keys, "dot_score", "keys");
   check_same_batch(queries, keys, "dot_score");
   if (queries.size(2) != keys.size(2))
-    fail("dot_score: query size {} and key size {} differ (queries {}, keys {}); a dot product "
-         "needs equal sizes: project one side first (GeneralScore or AdditiveScore)",
-         queries.size(2), keys.size(2), queries.shape(), keys.shape());
+    fail(
+        "dot_score: query size {} and key size {} differ (queries {}, keys {}); a dot product "
+        "needs equal sizes: project one side first (GeneralScore or AdditiveScore)",
+        queries.size(2), keys.size(2), queries.shape(), keys.shape());
   return matmul(queries, transpose(keys, 1, 2));
 }
 
@@ -86,9 +87,8 @@ Tensor AdditiveScore::score(const Tensor& queries, const Tensor& projected_keys)
 }
 
 std::string AdditiveScore::describe() const {
-  return fmt::format("AdditiveScore(query {}, key {}, hidden {})",
-                     query_projection.weight.size(1), key_projection.weight.size(1),
-                     query_projection.weight.size(0));
+  return fmt::format("AdditiveScore(query {}, key {}, hidden {})", query_projection.weight.size(1),
+                     key_projection.weight.size(1), query_projection.weight.size(0));
 }
 
 Attended attend(const Tensor& scores, const Tensor& values, const Tensor& mask) {

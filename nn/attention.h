@@ -49,8 +49,8 @@ class AdditiveScore : public Module {
   Tensor forward(const Tensor& queries, const Tensor& keys) {
     return score(queries, project_keys(keys));
   }
-  Tensor project_keys(const Tensor& keys);                                 // [B,Tk,Dk] -> [B,Tk,A]
-  Tensor score(const Tensor& queries, const Tensor& projected_keys);      // -> [B,Tq,Tk]
+  Tensor project_keys(const Tensor& keys);                            // [B,Tk,Dk] -> [B,Tk,A]
+  Tensor score(const Tensor& queries, const Tensor& projected_keys);  // -> [B,Tq,Tk]
   std::string describe() const override;
 
   Linear query_projection;  // W: [Dq] -> [A], no bias

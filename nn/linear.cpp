@@ -14,11 +14,11 @@ namespace attend::nn {
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (weight.ndim() != 2) fail("linear: weight must be [out, in], got {}", weight.shape());
   if (x.ndim() < 1 || x.size(-1) != weight.size(1))
-    fail("linear: input {} does not end in in_features {} of weight {}", x.shape(),
-         weight.size(1), weight.shape());
+    fail("linear: input {} does not end in in_features {} of weight {}", x.shape(), weight.size(1),
+         weight.shape());
   if (bias.defined() && bias.shape() != Shape{weight.size(0)})
-    fail("linear: bias {} does not match weight {} (expected [{}])", bias.shape(),
-         weight.shape(), weight.size(0));
+    fail("linear: bias {} does not match weight {} (expected [{}])", bias.shape(), weight.shape(),
+         weight.size(0));
   NDArray xv = x.data(), w = weight.data();
   const Index in = w.size(1), out = w.size(0);
   // A 1-D input is a single row.

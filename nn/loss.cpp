@@ -15,7 +15,8 @@ namespace attend::nn {
 // With the mean reduction both are divided by the number of counted positions.
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets,
                      const CrossEntropyOptions& options) {
-  if (logits.ndim() < 1) fail("cross_entropy: logits must have a class axis, got {}", logits.shape());
+  if (logits.ndim() < 1)
+    fail("cross_entropy: logits must have a class axis, got {}", logits.shape());
   if (targets.dtype() != kInt64)
     fail("cross_entropy: targets must be int64 class indices, got {}", dtype_name(targets.dtype()));
   Shape expected = logits.shape();
@@ -55,8 +56,12 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets,
   NDArray value;
   double scale = 1;  // d(reduced loss) / d(loss of one row)
   switch (options.reduction) {
-    case Reduction::kNone: value = per_row.reshape(targets.shape()); break;
-    case Reduction::kSum: value = NDArray::scalar(attend::sum(per_row).item(), logits.dtype()); break;
+    case Reduction::kNone:
+      value = per_row.reshape(targets.shape());
+      break;
+    case Reduction::kSum:
+      value = NDArray::scalar(attend::sum(per_row).item(), logits.dtype());
+      break;
     case Reduction::kMean:
       scale = counted > 0 ? 1.0 / static_cast<double>(counted) : 0.0;
       value = NDArray::scalar(attend::sum(per_row).item() * scale, logits.dtype());

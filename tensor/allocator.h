@@ -17,10 +17,10 @@ void* allocate(std::size_t bytes);
 void release(void* pointer, std::size_t bytes);
 
 struct Stats {
-  std::size_t bytes_in_use = 0;   // handed out and not yet released
-  std::size_t bytes_cached = 0;   // released, kept for reuse
-  std::size_t allocations = 0;    // calls to allocate()
-  std::size_t cache_hits = 0;     // of which were served from the cache
+  std::size_t bytes_in_use = 0;  // handed out and not yet released
+  std::size_t bytes_cached = 0;  // released, kept for reuse
+  std::size_t allocations = 0;   // calls to allocate()
+  std::size_t cache_hits = 0;    // of which were served from the cache
 };
 Stats stats();
 

@@ -17,27 +17,40 @@ constexpr DType kFloat32 = DType::f32;
 constexpr DType kFloat64 = DType::f64;
 constexpr DType kInt64 = DType::i64;
 
-constexpr std::size_t dtype_size(DType dtype) { return dtype == DType::f32 ? 4 : 8; }
+constexpr std::size_t dtype_size(DType dtype) {
+  return dtype == DType::f32 ? 4 : 8;
+}
 
 constexpr std::string_view dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::f32: return "float32";
-    case DType::f64: return "float64";
-    case DType::i64: return "int64";
+    case DType::f32:
+      return "float32";
+    case DType::f64:
+      return "float64";
+    case DType::i64:
+      return "int64";
   }
   return "?";
 }
 
-constexpr bool is_floating(DType dtype) { return dtype != DType::i64; }
+constexpr bool is_floating(DType dtype) {
+  return dtype != DType::i64;
+}
 
 template <class T>
 constexpr DType dtype_of();
 template <>
-constexpr DType dtype_of<float>() { return DType::f32; }
+constexpr DType dtype_of<float>() {
+  return DType::f32;
+}
 template <>
-constexpr DType dtype_of<double>() { return DType::f64; }
+constexpr DType dtype_of<double>() {
+  return DType::f64;
+}
 template <>
-constexpr DType dtype_of<std::int64_t>() { return DType::i64; }
+constexpr DType dtype_of<std::int64_t>() {
+  return DType::i64;
+}
 
 // Runs f with the C++ type that matches a floating dtype:
 //   dispatch_float(x.dtype(), "exp", [&]<class T>() { ... T is float or double ... });
@@ -45,9 +58,12 @@ constexpr DType dtype_of<std::int64_t>() { return DType::i64; }
 template <class F>
 decltype(auto) dispatch_float(DType dtype, std::string_view op, F&& f) {
   switch (dtype) {
-    case DType::f32: return f.template operator()<float>();
-    case DType::f64: return f.template operator()<double>();
-    case DType::i64: break;
+    case DType::f32:
+      return f.template operator()<float>();
+    case DType::f64:
+      return f.template operator()<double>();
+    case DType::i64:
+      break;
   }
   fail("{}: needs a floating-point array (float32 or float64), got int64", op);
 }
@@ -56,9 +72,12 @@ decltype(auto) dispatch_float(DType dtype, std::string_view op, F&& f) {
 template <class F>
 decltype(auto) dispatch_any(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::f32: return f.template operator()<float>();
-    case DType::f64: return f.template operator()<double>();
-    case DType::i64: return f.template operator()<std::int64_t>();
+    case DType::f32:
+      return f.template operator()<float>();
+    case DType::f64:
+      return f.template operator()<double>();
+    case DType::i64:
+      return f.template operator()<std::int64_t>();
   }
   fail("unknown dtype {}", static_cast<int>(dtype));
 }

@@ -36,8 +36,8 @@ BroadcastPlan plan_broadcast(const Shape& a, const Shape& b, const Shape& out) {
   for (int d = 0; d < out.ndim(); ++d) {
     if (out[d] == 1) continue;  // size-1 dimensions do not move anything
     int last = plan.ndim - 1;
-    bool mergeable = last >= 0 && plan.stride_a[last] == sa[d] * out[d] &&
-                     plan.stride_b[last] == sb[d] * out[d];
+    bool mergeable =
+        last >= 0 && plan.stride_a[last] == sa[d] * out[d] && plan.stride_b[last] == sb[d] * out[d];
     if (mergeable) {
       plan.shape[last] *= out[d];
       plan.stride_a[last] = sa[d];
@@ -140,15 +140,27 @@ NDArray scalar_like(double value, const NDArray& like) {
 }  // namespace
 
 // ---- unary ----------------------------------------------------------------------------------
-NDArray neg(const NDArray& x) { return unary(x, "neg", [](auto v) { return -v; }); }
+NDArray neg(const NDArray& x) {
+  return unary(x, "neg", [](auto v) { return -v; });
+}
 NDArray exp(const NDArray& x) {
   return unary(x, "exp", [](auto v) { return vector_math::exp(v); });
 }
-NDArray log(const NDArray& x) { return unary(x, "log", [](auto v) { return std::log(v); }); }
-NDArray sqrt(const NDArray& x) { return unary(x, "sqrt", [](auto v) { return std::sqrt(v); }); }
-NDArray abs(const NDArray& x) { return unary(x, "abs", [](auto v) { return std::abs(v); }); }
-NDArray sin(const NDArray& x) { return unary(x, "sin", [](auto v) { return std::sin(v); }); }
-NDArray cos(const NDArray& x) { return unary(x, "cos", [](auto v) { return std::cos(v); }); }
+NDArray log(const NDArray& x) {
+  return unary(x, "log", [](auto v) { return std::log(v); });
+}
+NDArray sqrt(const NDArray& x) {
+  return unary(x, "sqrt", [](auto v) { return std::sqrt(v); });
+}
+NDArray abs(const NDArray& x) {
+  return unary(x, "abs", [](auto v) { return std::abs(v); });
+}
+NDArray sin(const NDArray& x) {
+  return unary(x, "sin", [](auto v) { return std::sin(v); });
+}
+NDArray cos(const NDArray& x) {
+  return unary(x, "cos", [](auto v) { return std::cos(v); });
+}
 NDArray tanh(const NDArray& x) {
   return unary(x, "tanh", [](auto v) { return vector_math::tanh(v); });
 }
@@ -248,10 +260,11 @@ NDArray where(const NDArray& cond, const NDArray& a, const NDArray& b) {
   check_defined(b, "where", "second value");
   check_same_dtype(a, b, "where");
   check_same_dtype(cond, a, "where");
-  Shape shape = broadcast_shapes(cond.shape(), broadcast_shapes(a.shape(), b.shape(), "where"),
-                                 "where");
+  Shape shape =
+      broadcast_shapes(cond.shape(), broadcast_shapes(a.shape(), b.shape(), "where"), "where");
   auto expand = [&](const NDArray& x) { return x.shape() == shape ? x : broadcast_to(x, shape); };
-  return map(expand(cond), expand(a), expand(b), [](auto c, auto x, auto y) { return c != 0 ? x : y; });
+  return map(expand(cond), expand(a), expand(b),
+             [](auto c, auto x, auto y) { return c != 0 ? x : y; });
 }
 
 NDArray masked_fill(const NDArray& x, const NDArray& mask, double value) {
@@ -264,19 +277,45 @@ NDArray masked_fill(const NDArray& x, const NDArray& mask, double value) {
 }
 
 // ---- operators ------------------------------------------------------------------------------
-NDArray operator-(const NDArray& x) { return neg(x); }
-NDArray operator+(const NDArray& a, const NDArray& b) { return add(a, b); }
-NDArray operator-(const NDArray& a, const NDArray& b) { return sub(a, b); }
-NDArray operator*(const NDArray& a, const NDArray& b) { return mul(a, b); }
-NDArray operator/(const NDArray& a, const NDArray& b) { return div(a, b); }
-NDArray operator+(const NDArray& a, double b) { return add(a, scalar_like(b, a)); }
-NDArray operator-(const NDArray& a, double b) { return sub(a, scalar_like(b, a)); }
-NDArray operator*(const NDArray& a, double b) { return mul(a, scalar_like(b, a)); }
-NDArray operator/(const NDArray& a, double b) { return div(a, scalar_like(b, a)); }
-NDArray operator+(double a, const NDArray& b) { return add(scalar_like(a, b), b); }
-NDArray operator-(double a, const NDArray& b) { return sub(scalar_like(a, b), b); }
-NDArray operator*(double a, const NDArray& b) { return mul(scalar_like(a, b), b); }
-NDArray operator/(double a, const NDArray& b) { return div(scalar_like(a, b), b); }
+NDArray operator-(const NDArray& x) {
+  return neg(x);
+}
+NDArray operator+(const NDArray& a, const NDArray& b) {
+  return add(a, b);
+}
+NDArray operator-(const NDArray& a, const NDArray& b) {
+  return sub(a, b);
+}
+NDArray operator*(const NDArray& a, const NDArray& b) {
+  return mul(a, b);
+}
+NDArray operator/(const NDArray& a, const NDArray& b) {
+  return div(a, b);
+}
+NDArray operator+(const NDArray& a, double b) {
+  return add(a, scalar_like(b, a));
+}
+NDArray operator-(const NDArray& a, double b) {
+  return sub(a, scalar_like(b, a));
+}
+NDArray operator*(const NDArray& a, double b) {
+  return mul(a, scalar_like(b, a));
+}
+NDArray operator/(const NDArray& a, double b) {
+  return div(a, scalar_like(b, a));
+}
+NDArray operator+(double a, const NDArray& b) {
+  return add(scalar_like(a, b), b);
+}
+NDArray operator-(double a, const NDArray& b) {
+  return sub(scalar_like(a, b), b);
+}
+NDArray operator*(double a, const NDArray& b) {
+  return mul(scalar_like(a, b), b);
+}
+NDArray operator/(double a, const NDArray& b) {
+  return div(scalar_like(a, b), b);
+}
 
 // ---- in place -------------------------------------------------------------------------------
 void add_(NDArray& dst, const NDArray& src, double alpha) {

@@ -69,9 +69,9 @@ NDArray operator/(double a, const NDArray& b);
 
 // ---- in place: these write into dst's memory, seen by every array that shares it -----------
 void add_(NDArray& dst, const NDArray& src, double alpha = 1.0);  // dst += alpha * src
-void mul_(NDArray& dst, double factor);                            // dst *= factor
+void mul_(NDArray& dst, double factor);                           // dst *= factor
 void fill_(NDArray& dst, double value);
-void copy_(NDArray& dst, const NDArray& src);                      // same shape and dtype
+void copy_(NDArray& dst, const NDArray& src);  // same shape and dtype
 
 // ---- your own elementwise formula ---------------------------------------------------------
 // The lambda is called with float or double values (the arrays' dtype); write it with

@@ -119,8 +119,7 @@ void pack_b(const float* b, Index ldb, bool transposed, Index k0, Index kc, Inde
 }
 
 // C[0:MR, 0:NR] (+)= sum over k of packed A column k (MR values) times packed B row k (NR).
-void micro_kernel(Index kc, const float* ap, const float* bp, float* c, Index ldc,
-                  bool add_to_c) {
+void micro_kernel(Index kc, const float* ap, const float* bp, float* c, Index ldc, bool add_to_c) {
   Vec acc0[MR] = {}, acc1[MR] = {};
   for (Index k = 0; k < kc; ++k) {
     const Vec b0 = *reinterpret_cast<const Vec*>(bp);
@@ -148,8 +147,8 @@ void micro_kernel(Index kc, const float* ap, const float* bp, float* c, Index ld
 }
 
 // A partial tile at the bottom or right edge: compute the full tile aside, keep mr x nr.
-void edge_tile(Index kc, const float* ap, const float* bp, float* c, Index ldc, Index mr,
-               Index nr, bool add_to_c) {
+void edge_tile(Index kc, const float* ap, const float* bp, float* c, Index ldc, Index mr, Index nr,
+               bool add_to_c) {
   alignas(64) float tile[MR * NR];
   micro_kernel(kc, ap, bp, tile, NR, false);
   for (Index i = 0; i < mr; ++i)
@@ -195,7 +194,9 @@ void gemm_serial(const GemmShape& s, const float* a, Index lda, const float* b, 
 }
 
 // Products this small skip packing (see gemm_small).
-bool is_small(const GemmShape& s) { return s.m <= kSmallRows || s.m * s.n * s.k <= kSmallWork; }
+bool is_small(const GemmShape& s) {
+  return s.m <= kSmallRows || s.m * s.n * s.k <= kSmallWork;
+}
 
 // Small products: a matrix-vector product in an attention step, or [1,25] @ [25,128], costs
 // less than packing its operands would. Plain loops, vectorised along a row of C (or along

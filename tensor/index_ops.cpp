@@ -35,7 +35,8 @@ Index checked(std::int64_t i, Index n, std::string_view op, int axis) {
 void check_gather_shapes(const Shape& x, const Shape& index, int axis, std::string_view op) {
   bool ok = x.ndim() == index.ndim();
   for (int d = 0; ok && d < x.ndim(); ++d) ok = d == axis || x[d] == index[d];
-  if (!ok) fail("{}: index shape {} must match input shape {} except along axis {}", op, index, x, axis);
+  if (!ok)
+    fail("{}: index shape {} must match input shape {} except along axis {}", op, index, x, axis);
 }
 
 }  // namespace
@@ -136,7 +137,8 @@ NDArray one_hot(const NDArray& index, Index classes, DType dtype) {
   NDArray out = NDArray::zeros(shape, dtype);
   dispatch_float(dtype, "one_hot", [&]<class T>() {
     T* d = out.data<T>();
-    for (Index j = 0; j < index.numel(); ++j) d[j * classes + checked(idx[j], classes, "one_hot", -1)] = 1;
+    for (Index j = 0; j < index.numel(); ++j)
+      d[j * classes + checked(idx[j], classes, "one_hot", -1)] = 1;
   });
   return out;
 }

@@ -37,9 +37,10 @@ NDArray matmul(const NDArray& a, const NDArray& b, bool transpose_a, bool transp
   check_defined(a, "matmul", "first input");
   check_defined(b, "matmul", "second input");
   if (a.ndim() < 2 || b.ndim() < 2)
-    fail("matmul: {} @ {}: both inputs need at least 2 dimensions (reshape a vector to [1,n] "
-         "or [n,1])",
-         describe(a, transpose_a), describe(b, transpose_b));
+    fail(
+        "matmul: {} @ {}: both inputs need at least 2 dimensions (reshape a vector to [1,n] "
+        "or [n,1])",
+        describe(a, transpose_a), describe(b, transpose_b));
   check_same_dtype(a, b, "matmul");
   const Index a_rows = a.shape()[a.ndim() - 2], a_cols = a.shape()[a.ndim() - 1];
   const Index b_rows = b.shape()[b.ndim() - 2], b_cols = b.shape()[b.ndim() - 1];

@@ -9,7 +9,9 @@
 namespace attend {
 
 NDArray::Storage::Storage(std::size_t bytes) : pointer(memory::allocate(bytes)), bytes(bytes) {}
-NDArray::Storage::~Storage() { memory::release(pointer, bytes); }
+NDArray::Storage::~Storage() {
+  memory::release(pointer, bytes);
+}
 
 // ---- creation ---------------------------------------------------------------------------
 
@@ -24,7 +26,9 @@ NDArray NDArray::zeros(const Shape& shape, DType dtype) {
   return out;
 }
 
-NDArray NDArray::ones(const Shape& shape, DType dtype) { return full(shape, 1.0, dtype); }
+NDArray NDArray::ones(const Shape& shape, DType dtype) {
+  return full(shape, 1.0, dtype);
+}
 
 NDArray NDArray::full(const Shape& shape, double value, DType dtype) {
   NDArray out = empty(shape, dtype);
@@ -35,11 +39,17 @@ NDArray NDArray::full(const Shape& shape, double value, DType dtype) {
   return out;
 }
 
-NDArray NDArray::scalar(double value, DType dtype) { return full(Shape{}, value, dtype); }
+NDArray NDArray::scalar(double value, DType dtype) {
+  return full(Shape{}, value, dtype);
+}
 
-NDArray NDArray::zeros_like(const NDArray& other) { return zeros(other.shape(), other.dtype()); }
+NDArray NDArray::zeros_like(const NDArray& other) {
+  return zeros(other.shape(), other.dtype());
+}
 
-NDArray NDArray::arange(Index n, DType dtype) { return arange(0, static_cast<double>(n), 1, dtype); }
+NDArray NDArray::arange(Index n, DType dtype) {
+  return arange(0, static_cast<double>(n), 1, dtype);
+}
 
 NDArray NDArray::arange(double start, double stop, double step, DType dtype) {
   if (step == 0) fail("arange: step must not be 0");
@@ -80,14 +90,17 @@ NDArray from_span(std::span<const T> values, const Shape& shape) {
 }
 }  // namespace
 
-NDArray NDArray::from_vector(std::span<const float> v, const Shape& s) { return from_span(v, s); }
-NDArray NDArray::from_vector(std::span<const double> v, const Shape& s) { return from_span(v, s); }
+NDArray NDArray::from_vector(std::span<const float> v, const Shape& s) {
+  return from_span(v, s);
+}
+NDArray NDArray::from_vector(std::span<const double> v, const Shape& s) {
+  return from_span(v, s);
+}
 NDArray NDArray::from_vector(std::span<const std::int64_t> v, const Shape& s) {
   return from_span(v, s);
 }
 
-NDArray NDArray::uniform(const Shape& shape, Generator& gen, double low, double high,
-                         DType dtype) {
+NDArray NDArray::uniform(const Shape& shape, Generator& gen, double low, double high, DType dtype) {
   NDArray out = empty(shape, dtype);
   dispatch_float(dtype, "uniform", [&]<class T>() {
     for (T& x : out.span<T>()) x = static_cast<T>(gen.uniform(low, high));
@@ -106,7 +119,9 @@ NDArray NDArray::normal(const Shape& shape, Generator& gen, double mean, double 
 
 // ---- access -------------------------------------------------------------------------------
 
-Index NDArray::size(int axis) const { return shape_[normalize_axis(axis, ndim(), "size")]; }
+Index NDArray::size(int axis) const {
+  return shape_[normalize_axis(axis, ndim(), "size")];
+}
 
 void NDArray::check_dtype(DType requested) const {
   if (!defined()) fail("data: the array is undefined");

@@ -65,9 +65,13 @@ class NDArray {
   template <class T>
   const T* data() const;
   template <class T>
-  std::span<T> span() { return {data<T>(), static_cast<std::size_t>(numel())}; }
+  std::span<T> span() {
+    return {data<T>(), static_cast<std::size_t>(numel())};
+  }
   template <class T>
-  std::span<const T> span() const { return {data<T>(), static_cast<std::size_t>(numel())}; }
+  std::span<const T> span() const {
+    return {data<T>(), static_cast<std::size_t>(numel())};
+  }
   void* raw_data() { return storage_ ? storage_->pointer : nullptr; }
   const void* raw_data() const { return storage_ ? storage_->pointer : nullptr; }
 

@@ -125,7 +125,9 @@ ThreadPool& pool() {
 
 }  // namespace
 
-int num_threads() { return thread_setting(); }
+int num_threads() {
+  return thread_setting();
+}
 
 void set_num_threads(int threads) {
   if (threads < 1) fail("set_num_threads: needs at least 1 thread, got {}", threads);

@@ -39,7 +39,8 @@ class Printer {
   }
 
   double value(Index flat) const {
-    return dispatch_any(x_.dtype(), [&]<class T>() { return static_cast<double>(x_.data<T>()[flat]); });
+    return dispatch_any(x_.dtype(),
+                        [&]<class T>() { return static_cast<double>(x_.data<T>()[flat]); });
   }
 
   void choose_number_style() {

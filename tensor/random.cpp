@@ -8,7 +8,9 @@
 namespace attend {
 namespace {
 
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+std::uint64_t rotl(std::uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 // splitmix64 spreads one seed over the four state words (the seeding its authors advise).
 std::uint64_t splitmix64(std::uint64_t& x) {
@@ -62,7 +64,9 @@ double Generator::uniform() {
   return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;  // 53 random bits
 }
 
-double Generator::uniform(double low, double high) { return low + (high - low) * uniform(); }
+double Generator::uniform(double low, double high) {
+  return low + (high - low) * uniform();
+}
 
 double Generator::normal(double mean, double stddev) {
   // Box-Muller: two uniforms give a standard normal. 1 - u keeps the log argument > 0.
@@ -82,7 +86,9 @@ Index Generator::randint(Index n) {
   return static_cast<Index>(x % range);
 }
 
-bool Generator::bernoulli(double p) { return uniform() < p; }
+bool Generator::bernoulli(double p) {
+  return uniform() < p;
+}
 
 Index Generator::categorical(std::span<const double> probabilities) {
   return categorical_impl(*this, probabilities);
@@ -105,6 +111,8 @@ Generator& default_generator() {
   return gen;
 }
 
-void manual_seed(std::uint64_t seed) { default_generator().manual_seed(seed); }
+void manual_seed(std::uint64_t seed) {
+  default_generator().manual_seed(seed);
+}
 
 }  // namespace attend

@@ -20,14 +20,14 @@ class Generator {
   void manual_seed(std::uint64_t seed);
 
   std::uint64_t next_u64();
-  double uniform();                               // in [0, 1)
-  double uniform(double low, double high);        // in [low, high)
+  double uniform();                         // in [0, 1)
+  double uniform(double low, double high);  // in [low, high)
   double normal(double mean = 0, double stddev = 1);
-  Index randint(Index n);                         // in [0, n), unbiased
-  bool bernoulli(double p);                       // true with probability p
+  Index randint(Index n);                                    // in [0, n), unbiased
+  bool bernoulli(double p);                                  // true with probability p
   Index categorical(std::span<const double> probabilities);  // i with probability p_i / sum
   Index categorical(std::span<const float> probabilities);
-  std::vector<Index> permutation(Index n);        // a random order of 0..n-1
+  std::vector<Index> permutation(Index n);  // a random order of 0..n-1
 
   using State = std::array<std::uint64_t, 4>;
   State state() const { return state_; }

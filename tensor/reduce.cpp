@@ -101,7 +101,9 @@ NDArray max(const NDArray& x, int axis, bool keepdim) {
   return out;
 }
 
-NDArray min(const NDArray& x, int axis, bool keepdim) { return neg(max(neg(x), axis, keepdim)); }
+NDArray min(const NDArray& x, int axis, bool keepdim) {
+  return neg(max(neg(x), axis, keepdim));
+}
 
 NDArray argmax(const NDArray& x, int axis, bool keepdim) {
   ReduceView v = reduce_view(x, axis, keepdim, "argmax");

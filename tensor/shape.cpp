@@ -44,7 +44,9 @@ bool Shape::operator==(const Shape& other) const {
   return true;
 }
 
-std::string to_string(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
+std::string to_string(const Shape& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ","));
+}
 
 std::array<Index, Shape::kMaxDims> contiguous_strides(const Shape& shape) {
   std::array<Index, Shape::kMaxDims> strides{};
@@ -64,8 +66,9 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view op) {
     int ia = i - (ndim - a.ndim()), ib = i - (ndim - b.ndim());
     Index sa = ia >= 0 ? a[ia] : 1, sb = ib >= 0 ? b[ib] : 1;
     if (sa != sb && sa != 1 && sb != 1)
-      fail("{}: shapes {} and {} cannot be broadcast (size {} vs {} in dimension {} from the right)",
-           op, a, b, sa, sb, ndim - i);
+      fail(
+          "{}: shapes {} and {} cannot be broadcast (size {} vs {} in dimension {} from the right)",
+          op, a, b, sa, sb, ndim - i);
     out.push_back(sa == 1 ? sb : sa);
   }
   return out;

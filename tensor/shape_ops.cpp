@@ -159,7 +159,8 @@ void slice_assign(NDArray& dst, const NDArray& part, int axis, Index start, Inde
   check_defined(part, "slice_assign", "part");
   check_same_dtype(dst, part, "slice_assign");
   int a = normalize_axis(axis, dst.ndim(), "slice_assign");
-  if (part.ndim() != dst.ndim()) fail("slice_assign: part {} and destination {} differ in rank", part.shape(), dst.shape());
+  if (part.ndim() != dst.ndim())
+    fail("slice_assign: part {} and destination {} differ in rank", part.shape(), dst.shape());
   for (int d = 0; d < dst.ndim(); ++d)
     if (d != a && part.shape()[d] != dst.shape()[d])
       fail("slice_assign: part {} does not fit destination {} outside axis {}", part.shape(),
@@ -167,8 +168,8 @@ void slice_assign(NDArray& dst, const NDArray& part, int axis, Index start, Inde
   const Index n = dst.shape()[a], count = part.shape()[a];
   if (step <= 0) fail("slice_assign: step must be positive, got {}", step);
   if (count > 0 && (start < 0 || start + (count - 1) * step >= n))
-    fail("slice_assign: {} elements from {} with step {} overrun axis {} of size {}", count,
-         start, step, a, n);
+    fail("slice_assign: {} elements from {} with step {} overrun axis {} of size {}", count, start,
+         step, a, n);
   Index outer = 1, inner = 1;
   for (int d = 0; d < a; ++d) outer *= dst.shape()[d];
   for (int d = a + 1; d < dst.ndim(); ++d) inner *= dst.shape()[d];
@@ -191,8 +192,7 @@ NDArray concat(std::span<const NDArray> parts, int axis) {
     check_same_dtype(first, p, "concat");
     bool fits = p.ndim() == first.ndim();
     for (int d = 0; fits && d < p.ndim(); ++d) fits = d == a || p.shape()[d] == first.shape()[d];
-    if (!fits)
-      fail("concat: shapes {} and {} differ outside axis {}", first.shape(), p.shape(), a);
+    if (!fits) fail("concat: shapes {} and {} differ outside axis {}", first.shape(), p.shape(), a);
     total += p.shape()[a];
   }
   out_shape[a] = total;

@@ -79,7 +79,9 @@ NDArray softmax_impl(const NDArray& x, int axis, std::string_view op) {
 
 }  // namespace
 
-NDArray softmax(const NDArray& x, int axis) { return softmax_impl<false>(x, axis, "softmax"); }
+NDArray softmax(const NDArray& x, int axis) {
+  return softmax_impl<false>(x, axis, "softmax");
+}
 NDArray log_softmax(const NDArray& x, int axis) {
   return softmax_impl<true>(x, axis, "log_softmax");
 }

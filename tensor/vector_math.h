@@ -30,7 +30,8 @@ inline float exp(float x) {
   // n = round(x / ln 2), read from the low bits of (x log2(e) + 1.5*2^23): no float->int
   // cast (undefined for NaN), and unsigned arithmetic, which wraps instead of overflowing.
   const float shifted = x * kLog2e + kRound;
-  const std::uint32_t n_bits = std::bit_cast<std::uint32_t>(shifted) - std::bit_cast<std::uint32_t>(kRound);
+  const std::uint32_t n_bits =
+      std::bit_cast<std::uint32_t>(shifted) - std::bit_cast<std::uint32_t>(kRound);
   const float nf = shifted - kRound;
   // r = x - n ln 2, in two parts so that the product is exact (Cody and Waite).
   const float r = (x - nf * kLn2High) - nf * kLn2Low;
@@ -66,11 +67,19 @@ inline float tanh(float x) {
 }
 
 // 1 / (1 + e^-x)
-inline float sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
+inline float sigmoid(float x) {
+  return 1.0f / (1.0f + exp(-x));
+}
 
 // float64: libm, so that code written for either type can call vector_math::exp(v).
-inline double exp(double x) { return std::exp(x); }
-inline double tanh(double x) { return std::tanh(x); }
-inline double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+inline double exp(double x) {
+  return std::exp(x);
+}
+inline double tanh(double x) {
+  return std::tanh(x);
+}
+inline double sigmoid(double x) {
+  return 1 / (1 + std::exp(-x));
+}
 
 }  // namespace attend::vector_math

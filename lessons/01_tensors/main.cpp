@@ -10,8 +10,8 @@
 #include <fstream>
 
 #include "lessons/01_tensors/lesson.h"
-#include "lessons/common/transcript.h"
 #include "lessons/common/cli.h"
+#include "lessons/common/transcript.h"
 
 using namespace attend;
 using namespace attend::lesson01;

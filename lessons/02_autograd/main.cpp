@@ -11,9 +11,9 @@
 #include <cmath>
 #include <fstream>
 
-#include "lessons/common/transcript.h"
 #include "lessons/02_autograd/lesson.h"
 #include "lessons/common/cli.h"
+#include "lessons/common/transcript.h"
 
 using namespace attend;
 using namespace attend::lesson02;

@@ -14,7 +14,7 @@ Batch make_batch(const std::vector<TokenIds>& sources, const std::vector<TokenId
     if (sources[b].empty()) fail("make_batch: source {} is empty", b);
     TokenIds input = {Vocabulary::kBos}, output = targets[b];
     input.insert(input.end(), targets[b].begin(), targets[b].end());  // <bos> y_1 ... y_n
-    output.push_back(Vocabulary::kEos);                                // y_1 ... y_n <eos>
+    output.push_back(Vocabulary::kEos);                               // y_1 ... y_n <eos>
     inputs.push_back(std::move(input));
     outputs.push_back(std::move(output));
   }
@@ -35,7 +35,9 @@ Vocabulary date_source_vocabulary() {
   return Vocabulary::of_characters("abcdefghijklmnopqrstuvwxyz0123456789 ,./-");
 }
 
-Vocabulary date_target_vocabulary() { return Vocabulary::of_characters("0123456789-"); }
+Vocabulary date_target_vocabulary() {
+  return Vocabulary::of_characters("0123456789-");
+}
 
 DateTask make_date_task(std::size_t train, std::size_t validation, std::size_t test,
                         std::uint64_t seed) {
@@ -70,16 +72,17 @@ std::vector<std::vector<std::size_t>> length_sorted_batches(const std::vector<In
   const std::size_t pool_size = static_cast<std::size_t>(batch_size * pool_batches);
   std::vector<std::vector<std::size_t>> batches;
   for (std::size_t start = 0; start < order.size(); start += pool_size) {
-    std::vector<std::size_t> pool(order.begin() + static_cast<std::ptrdiff_t>(start),
-                                  order.begin() + static_cast<std::ptrdiff_t>(
-                                                      std::min(order.size(), start + pool_size)));
+    std::vector<std::size_t> pool(
+        order.begin() + static_cast<std::ptrdiff_t>(start),
+        order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + pool_size)));
     // stable: equal lengths keep their shuffled order, so the result depends only on gen
     std::stable_sort(pool.begin(), pool.end(),
                      [&](std::size_t a, std::size_t b) { return lengths[a] < lengths[b]; });
     for (std::size_t b = 0; b < pool.size(); b += static_cast<std::size_t>(batch_size))
-      batches.emplace_back(pool.begin() + static_cast<std::ptrdiff_t>(b),
-                           pool.begin() + static_cast<std::ptrdiff_t>(std::min(
-                                              pool.size(), b + static_cast<std::size_t>(batch_size))));
+      batches.emplace_back(
+          pool.begin() + static_cast<std::ptrdiff_t>(b),
+          pool.begin() + static_cast<std::ptrdiff_t>(
+                             std::min(pool.size(), b + static_cast<std::size_t>(batch_size))));
   }
   std::vector<std::vector<std::size_t>> shuffled;
   for (Index i : gen.permutation(static_cast<Index>(batches.size())))

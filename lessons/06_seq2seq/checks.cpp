@@ -12,8 +12,7 @@ Batch tiny_batch(Index vocabulary) {
   const std::int64_t v = vocabulary;
   // Ids 4.. are real tokens (0-3 are <pad>, <bos>, <eos>, <unk>). The second sentence is
   // shorter on both sides, so its source and its target are padded.
-  return make_batch({{4, 5, v - 1, 4, 5}, {v - 1, 4, 5}},
-                    {{5, 4, v - 1, 4}, {4, v - 1}});
+  return make_batch({{4, 5, v - 1, 4, 5}, {v - 1, 4, 5}}, {{5, 4, v - 1, 4}, {4, v - 1}});
 }
 
 GradcheckResult gradcheck_model(Seq2SeqModel& model, const Batch& batch) {

@@ -58,7 +58,7 @@ Decoded beam_search(Seq2SeqModel& model, const Tensor& source, const Tensor& mas
   if (options.width < 1) fail("beam_search: the width must be at least 1, got {}", options.width);
   NoGradGuard no_graph;
   Encoded encoded = model.encode(source, mask);
-  Tensor states = encoded.initial_state;  // one row per live hypothesis
+  Tensor states = encoded.initial_state;   // one row per live hypothesis
   std::vector<Decoded> live(1), finished;  // start from one empty hypothesis
   const auto ranking = [&](const Decoded& d) {
     const double length = static_cast<double>(d.tokens.size() + (d.finished ? 1 : 0));
@@ -119,9 +119,9 @@ Decoded beam_search(Seq2SeqModel& model, const Tensor& source, const Tensor& mas
     }
     live = std::move(next);
     if (static_cast<Index>(finished.size()) >= options.width || live.empty()) break;
-    Tensor parent_rows(NDArray::from_vector(std::span<const double>(parents),
-                                            {static_cast<Index>(parents.size())})
-                           .to(kInt64));
+    Tensor parent_rows(
+        NDArray::from_vector(std::span<const double>(parents), {static_cast<Index>(parents.size())})
+            .to(kInt64));
     states = index_select(step.state, 0, parent_rows);
   }
   // Cut at max_length with nothing finished: the unfinished hypotheses compete instead.

@@ -8,14 +8,15 @@
 namespace attend::lesson06 {
 
 std::vector<std::string> predict_dates(Seq2SeqModel& model, const DateTask& task,
-                                       const std::vector<DateExample>& examples,
-                                       Index batch_size) {
+                                       const std::vector<DateExample>& examples, Index batch_size) {
   // "yyyy-mm-dd" and <eos>, plus one: a longer output is wrong, and cut there.
   constexpr Index kMaxLength = 12;
   std::vector<std::string> predictions;
-  for (std::size_t start = 0; start < examples.size(); start += static_cast<std::size_t>(batch_size)) {
+  for (std::size_t start = 0; start < examples.size();
+       start += static_cast<std::size_t>(batch_size)) {
     std::vector<std::size_t> rows;
-    for (std::size_t i = start; i < examples.size() && i < start + static_cast<std::size_t>(batch_size); ++i)
+    for (std::size_t i = start;
+         i < examples.size() && i < start + static_cast<std::size_t>(batch_size); ++i)
       rows.push_back(i);
     Batch batch = date_batch(task, examples, rows);
     for (const Decoded& d : greedy_decode(model, batch.source, batch.source_mask, kMaxLength))
@@ -96,6 +97,8 @@ std::vector<LengthBucket> read_length_curve(const std::string& path) {
   return buckets;
 }
 
-double bucket_middle(const LengthBucket& bucket) { return (bucket.low + bucket.high) / 2.0; }
+double bucket_middle(const LengthBucket& bucket) {
+  return (bucket.low + bucket.high) / 2.0;
+}
 
 }  // namespace attend::lesson06

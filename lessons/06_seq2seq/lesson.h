@@ -75,9 +75,9 @@ std::vector<std::vector<std::size_t>> length_sorted_batches(const std::vector<In
 
 // What the decoder reads about the source, computed once per batch by encode().
 struct Encoded {
-  Tensor memory;         // no attention: the summary c [B, C]; attention: annotations h_j [B, S, 2n]
-  Tensor keys;           // attention: the keys' part of the score, precomputed [B, S, A]
-  Tensor mask;           // [B, S]: 1 for real source tokens
+  Tensor memory;  // no attention: the summary c [B, C]; attention: annotations h_j [B, S, 2n]
+  Tensor keys;    // attention: the keys' part of the score, precomputed [B, S, A]
+  Tensor mask;    // [B, S]: 1 for real source tokens
   Tensor initial_state;  // s_0 [B, n]
 };
 
@@ -125,10 +125,10 @@ Tensor sequence_loss(const Tensor& logits, const Tensor& target);
 struct ModelSizes {
   Index source_vocabulary = 0;
   Index target_vocabulary = 0;
-  Index embedding = 16;   // m, the size of a token's embedding
-  Index hidden = 64;      // n, the GRU state (per direction in lesson 07's encoder)
-  Index attention = 64;   // n', the alignment model's hidden layer (lesson 07 only)
-  Index maxout = 32;      // l, the maxout units of the deep output (lesson 07 only)
+  Index embedding = 16;  // m, the size of a token's embedding
+  Index hidden = 64;     // n, the GRU state (per direction in lesson 07's encoder)
+  Index attention = 64;  // n', the alignment model's hidden layer (lesson 07 only)
+  Index maxout = 32;     // l, the maxout units of the deep output (lesson 07 only)
 };
 
 // The RNN encoder-decoder (Cho et al. 2014; "RNNencdec" in Bahdanau et al. 2015):
@@ -209,11 +209,11 @@ Decoded beam_search(Seq2SeqModel& model, const Tensor& source, const Tensor& mas
 
 struct TrainingOptions {
   int max_epochs = 30;
-  double seconds = 60;      // stop after this much training time (checked after every step)
+  double seconds = 60;  // stop after this much training time (checked after every step)
   double learning_rate = 3e-3;
-  double clip_norm = 1.0;   // global gradient norm (Bahdanau et al. 2015 clip at 1)
-  double stop_at = 2.0;     // stop once the validation score reaches this (above 1: never)
-  std::string log_path = "";  // CSV of every epoch; "" for none
+  double clip_norm = 1.0;          // global gradient norm (Bahdanau et al. 2015 clip at 1)
+  double stop_at = 2.0;            // stop once the validation score reaches this (above 1: never)
+  std::string log_path = "";       // CSV of every epoch; "" for none
   std::string label = "training";  // the progress line's unit
 };
 

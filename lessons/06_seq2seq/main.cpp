@@ -61,9 +61,10 @@ std::string ids_text(const Tensor& ids, Index row) {
 
 void section_data(Transcript& t, const DateTask& task) {
   t.heading("1. The date task");
-  t.say("{} training, {} validation and {} held-out test dates, no (date, format) pair in two\n"
-        "of them. The {} formats, each writing 3 March 2015:\n",
-        task.train.size(), task.validation.size(), task.test.size(), data::kDateFormats);
+  t.say(
+      "{} training, {} validation and {} held-out test dates, no (date, format) pair in two\n"
+      "of them. The {} formats, each writing 3 March 2015:\n",
+      task.train.size(), task.validation.size(), task.test.size(), data::kDateFormats);
   for (int f = 0; f < data::kDateFormats; ++f) {
     const DateExample e = data::make_date(2015, 3, 3, f);
     t.say("  {:2}  {:<46} {:>30} -> {}\n", f, data::date_format_description(f), '"' + e.input + '"',
@@ -76,9 +77,10 @@ void section_data(Transcript& t, const DateTask& task) {
   }
   t.say("Test inputs are {} to {} characters long; every output is 10 characters and <eos>.\n",
         shortest, longest);
-  t.say("Vocabularies: {} source tokens (4 special + letters, digits, \" ,./-\"), {} target\n"
-        "tokens (4 special + digits and '-').\n",
-        task.source_vocabulary.size(), task.target_vocabulary.size());
+  t.say(
+      "Vocabularies: {} source tokens (4 special + letters, digits, \" ,./-\"), {} target\n"
+      "tokens (4 special + digits and '-').\n",
+      task.source_vocabulary.size(), task.target_vocabulary.size());
 
   const Batch batch = date_batch(task, task.test, {0, 1});
   t.say("\nA batch of two test dates, \"{}\" and \"{}\" ({} and {} characters):\n",
@@ -111,17 +113,19 @@ void section_model(Transcript& t, EncoderDecoder& model, const Options& o) {
                       gen);
   tiny.to(kFloat64);
   const Batch batch = tiny_batch(8);
-  t.say("\ngradcheck of the whole model at vocab 8, m = 3, n = 4, on 2 padded sentences\n"
-        "(source lengths 5 and 3, target lengths 5 and 3):\n  {}\n",
-        gradcheck_model(tiny, batch).report);
+  t.say(
+      "\ngradcheck of the whole model at vocab 8, m = 3, n = 4, on 2 padded sentences\n"
+      "(source lengths 5 and 3, target lengths 5 and 3):\n  {}\n",
+      gradcheck_model(tiny, batch).report);
 }
 
 TrainingResult section_training(Transcript& t, EncoderDecoder& model, const DateTask& task,
                                 const Options& o, Generator& gen) {
   t.heading("3. Training with teacher forcing");
-  t.say("Adam (lr {}), gradient norm clipped at {}, batches of {} dates of similar length;\n"
-        "at most {} epochs or {} s, stopping once validation exact match reaches {:.1f}%.\n",
-        o.lr, o.clip, o.batch_size, o.epochs, o.seconds, 100 * o.stop_at);
+  t.say(
+      "Adam (lr {}), gradient norm clipped at {}, batches of {} dates of similar length;\n"
+      "at most {} epochs or {} s, stopping once validation exact match reaches {:.1f}%.\n",
+      o.lr, o.clip, o.batch_size, o.epochs, o.seconds, 100 * o.stop_at);
   std::vector<Index> lengths;
   for (const DateExample& e : task.train) lengths.push_back(static_cast<Index>(e.input.size()));
   auto batches = [&] {
@@ -133,15 +137,14 @@ TrainingResult section_training(Transcript& t, EncoderDecoder& model, const Date
   auto validate = [&] {
     return exact_match(task.validation, predict_dates(model, task, task.validation));
   };
-  const TrainingResult r =
-      train(model, batches, validate,
-            {.max_epochs = o.epochs,
-             .seconds = o.seconds,
-             .learning_rate = o.lr,
-             .clip_norm = o.clip,
-             .stop_at = o.stop_at,
-             .log_path = o.out + "/training.csv",
-             .label = "dates"});
+  const TrainingResult r = train(model, batches, validate,
+                                 {.max_epochs = o.epochs,
+                                  .seconds = o.seconds,
+                                  .learning_rate = o.lr,
+                                  .clip_norm = o.clip,
+                                  .stop_at = o.stop_at,
+                                  .log_path = o.out + "/training.csv",
+                                  .label = "dates"});
   for (int e = 0; e < r.epochs; ++e)
     t.say("  epoch {:2}  train loss {:.4f}  validation exact match {:.1f}%\n", e + 1,
           r.train_loss[static_cast<std::size_t>(e)],
@@ -175,15 +178,17 @@ std::vector<std::string> section_test(Transcript& t, EncoderDecoder& model, cons
 
   // Beam search, one date at a time, on the first beam_dates test dates.
   const std::size_t n = std::min(task.test.size(), static_cast<std::size_t>(o.beam_dates));
-  const std::vector<DateExample> subset(task.test.begin(), task.test.begin() + static_cast<std::ptrdiff_t>(n));
-  std::vector<std::string> beamed, greedy_subset(greedy.begin(), greedy.begin() + static_cast<std::ptrdiff_t>(n));
+  const std::vector<DateExample> subset(task.test.begin(),
+                                        task.test.begin() + static_cast<std::ptrdiff_t>(n));
+  std::vector<std::string> beamed,
+      greedy_subset(greedy.begin(), greedy.begin() + static_cast<std::ptrdiff_t>(n));
   std::size_t same_as_greedy = 0, checked = 0;
   const auto beam_start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < n; ++i) {
     const Batch one = date_batch(task, task.test, {i});
-    const Decoded d = beam_search(model, one.source, one.source_mask,
-                                  {.width = o.beam, .max_length = 12,
-                                   .length_penalty = o.length_penalty});
+    const Decoded d =
+        beam_search(model, one.source, one.source_mask,
+                    {.width = o.beam, .max_length = 12, .length_penalty = o.length_penalty});
     beamed.push_back(task.target_vocabulary.decode_characters(d.tokens));
     if (i < kBeamOneChecks) {
       const Decoded one_wide = beam_search(model, one.source, one.source_mask,
@@ -277,10 +282,9 @@ int main(int argc, char** argv) {
     Transcript t;
     t.say("Lesson 06: sequence to sequence without attention (seed {}, outputs in {})\n", o.seed,
           o.out);
-    const DateTask task =
-        make_date_task(static_cast<std::size_t>(o.train_dates),
-                       static_cast<std::size_t>(o.validation_dates),
-                       static_cast<std::size_t>(o.test_dates), o.seed);
+    const DateTask task = make_date_task(static_cast<std::size_t>(o.train_dates),
+                                         static_cast<std::size_t>(o.validation_dates),
+                                         static_cast<std::size_t>(o.test_dates), o.seed);
     section_data(t, task);
     Generator gen(o.seed);
     EncoderDecoder model({.source_vocabulary = task.source_vocabulary.size(),

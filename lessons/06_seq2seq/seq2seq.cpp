@@ -9,13 +9,15 @@ Tensor rows_of(const Tensor& t, const Tensor& rows) {
 }
 
 // Column i of an int64 [B, T] tensor, as [B]: the tokens fed at step i.
-Tensor column(const Tensor& tokens, Index i) { return squeeze(slice(tokens, 1, i, i + 1), 1); }
+Tensor column(const Tensor& tokens, Index i) {
+  return squeeze(slice(tokens, 1, i, i + 1), 1);
+}
 
 }  // namespace
 
 Encoded select_rows(const Encoded& encoded, const Tensor& rows) {
-  return {rows_of(encoded.memory, rows), rows_of(encoded.keys, rows),
-          rows_of(encoded.mask, rows), rows_of(encoded.initial_state, rows)};
+  return {rows_of(encoded.memory, rows), rows_of(encoded.keys, rows), rows_of(encoded.mask, rows),
+          rows_of(encoded.initial_state, rows)};
 }
 
 TeacherForced teacher_forced(Seq2SeqModel& model, const Batch& batch) {
@@ -30,8 +32,7 @@ TeacherForced teacher_forced(Seq2SeqModel& model, const Batch& batch) {
     if (step.weights.defined()) weights.push_back(step.weights);
   }
   // The output layer once for all steps: [B, T, F] -> [B, T, V].
-  return {model.output_layer(stack(features, 1)),
-          weights.empty() ? Tensor() : stack(weights, 1)};
+  return {model.output_layer(stack(features, 1)), weights.empty() ? Tensor() : stack(weights, 1)};
 }
 
 Tensor sequence_loss(const Tensor& logits, const Tensor& target) {
@@ -67,7 +68,7 @@ Encoded EncoderDecoder::encode(const Tensor& source, const Tensor& mask) {
 DecoderStep EncoderDecoder::step(const Encoded& encoded, const Tensor& previous_state,
                                  const Tensor& previous_tokens) {
   const Tensor& c = encoded.memory;
-  Tensor y = target_embedding(previous_tokens);            // E y_{i-1}  [B, m]
+  Tensor y = target_embedding(previous_tokens);               // E y_{i-1}  [B, m]
   Tensor state = decoder(concat({y, c}, 1), previous_state);  // s_i = GRU([E y_{i-1}; c], s_{i-1})
   return {state, concat({state, c, y}, 1), Tensor()};
 }

@@ -16,8 +16,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 TrainingResult train(Seq2SeqModel& model, const std::function<std::vector<Batch>()>& batches,
                      const std::function<double()>& validate, const TrainingOptions& options) {
-  if (options.max_epochs < 1) fail("train: --epochs must be at least 1, got {}", options.max_epochs);
-  if (!(options.seconds > 0)) fail("train: the time budget must be positive, got {}", options.seconds);
+  if (options.max_epochs < 1)
+    fail("train: --epochs must be at least 1, got {}", options.max_epochs);
+  if (!(options.seconds > 0))
+    fail("train: the time budget must be positive, got {}", options.seconds);
   if (!(options.learning_rate > 0))
     fail("train: the learning rate must be positive, got {}", options.learning_rate);
   optim::Adam adam(model.parameters(), {.lr = options.learning_rate});

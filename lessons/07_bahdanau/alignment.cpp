@@ -31,7 +31,8 @@ std::vector<Decoded> decode_dates(lesson06::Seq2SeqModel& model, const lesson06:
                                   const std::vector<DateExample>& examples, Index batch_size) {
   constexpr Index kMaxLength = 12;  // as lesson06::predict_dates
   std::vector<Decoded> out;
-  for (std::size_t start = 0; start < examples.size(); start += static_cast<std::size_t>(batch_size)) {
+  for (std::size_t start = 0; start < examples.size();
+       start += static_cast<std::size_t>(batch_size)) {
     std::vector<std::size_t> rows;
     for (std::size_t i = start;
          i < examples.size() && i < start + static_cast<std::size_t>(batch_size); ++i)

@@ -49,8 +49,8 @@ AttentionSeq2Seq::AttentionSeq2Seq(const ModelSizes& sizes, Scoring scoring, Rea
   register_module("decoder", decoder);
   if (readout_kind == Readout::kMaxout) {
     // Both halves of every maxout pair come from one Linear of 2l outputs.
-    deep_output = std::make_unique<nn::Linear>(3 * sizes.hidden + sizes.embedding,
-                                               2 * sizes.maxout, /*bias=*/true, gen);
+    deep_output = std::make_unique<nn::Linear>(3 * sizes.hidden + sizes.embedding, 2 * sizes.maxout,
+                                               /*bias=*/true, gen);
     register_module("deep_output", *deep_output);
   }
   register_module("readout", readout);
@@ -67,7 +67,7 @@ Encoded AttentionSeq2Seq::encode(const Tensor& source, const Tensor& mask) {
   encoded.initial_state = tanh(init_state(h_bwd_1));  // s_0 = tanh(W_s h_bwd_1)
   // The keys' half of the score does not depend on i: computed once, not at every step.
   encoded.keys = scoring_ == Scoring::kAdditive ? additive->project_keys(run.output)  // U_a h_j
-                                                : (*general)(run.output);               // W h_j
+                                                : (*general)(run.output);             // W h_j
   return encoded;
 }
 
@@ -78,9 +78,9 @@ DecoderStep AttentionSeq2Seq::step(const Encoded& encoded, const Tensor& previou
   Tensor scores = scoring_ == Scoring::kAdditive ? additive->score(query, encoded.keys)
                                                  : nn::dot_score(query, encoded.keys);
   nn::Attended attended = nn::attend(scores, encoded.memory, encoded.mask);  // eqs. 5 and 6
-  Tensor context = squeeze(attended.context, 1);                              // c_i [B, 2n]
-  Tensor y = target_embedding(previous_tokens);                               // E y_{i-1} [B, m]
-  Tensor state = decoder(concat({y, context}, 1), previous_state);            // s_i
+  Tensor context = squeeze(attended.context, 1);                             // c_i [B, 2n]
+  Tensor y = target_embedding(previous_tokens);                              // E y_{i-1} [B, m]
+  Tensor state = decoder(concat({y, context}, 1), previous_state);           // s_i
   // The deep output reads s_{i-1} (A.2.2); the linear readout reads the new state s_i.
   Tensor features = concat({readout_ == Readout::kMaxout ? previous_state : state, context, y}, 1);
   return {state, features, squeeze(attended.weights, 1)};

@@ -51,8 +51,10 @@ Bleu corpus_bleu(const std::vector<Words>& candidates, const std::vector<Words>&
     if (bleu.matches[n] == 0 && options.smooth && bleu.totals[n] > 0)
       p = options.epsilon / bleu.totals[n];  // Chen & Cherry smoothing 1
     bleu.precisions.push_back(p);
-    if (p == 0) some_order_is_zero = true;
-    else log_precision_sum += std::log(p);
+    if (p == 0)
+      some_order_is_zero = true;
+    else
+      log_precision_sum += std::log(p);
   }
   const double c = static_cast<double>(bleu.candidate_length);
   const double r = static_cast<double>(bleu.reference_length);

@@ -109,8 +109,7 @@ AlignmentScore alignment_accuracy(const std::vector<DateExample>& examples,
 
 // The greedy outputs of the model for the examples, with the attention of every step.
 std::vector<Decoded> decode_dates(lesson06::Seq2SeqModel& model, const lesson06::DateTask& task,
-                                  const std::vector<DateExample>& examples,
-                                  Index batch_size = 250);
+                                  const std::vector<DateExample>& examples, Index batch_size = 250);
 
 // A character as a heatmap label: a space is drawn as '_' (an empty label is invisible).
 std::vector<std::string> character_labels(const std::string& text);
@@ -136,13 +135,13 @@ struct BleuOptions {
 };
 
 struct Bleu {
-  double score = 0;                  // in [0, 1]; reported x 100
-  std::vector<Index> matches;        // clipped n-gram matches, n = 1..max_order
-  std::vector<Index> totals;         // candidate n-grams
-  std::vector<double> precisions;    // p_n = matches / totals (smoothed if asked)
-  Index candidate_length = 0;        // c
-  Index reference_length = 0;        // r
-  double brevity_penalty = 1;        // 1 if c > r, else exp(1 - r/c)
+  double score = 0;                // in [0, 1]; reported x 100
+  std::vector<Index> matches;      // clipped n-gram matches, n = 1..max_order
+  std::vector<Index> totals;       // candidate n-grams
+  std::vector<double> precisions;  // p_n = matches / totals (smoothed if asked)
+  Index candidate_length = 0;      // c
+  Index reference_length = 0;      // r
+  double brevity_penalty = 1;      // 1 if c > r, else exp(1 - r/c)
 };
 
 // Corpus BLEU with one reference per candidate: clipped n-gram counts, candidate n-gram
@@ -168,9 +167,8 @@ struct TranslationTask {
 Vocabulary word_vocabulary(const std::vector<Words>& sentences, int min_count);
 
 // Splits the pairs (data::split_pairs) and builds both vocabularies from the training part.
-TranslationTask make_translation_task(std::vector<data::SentencePair> pairs,
-                                      std::size_t validation, std::size_t test, std::uint64_t seed,
-                                      int min_count);
+TranslationTask make_translation_task(std::vector<data::SentencePair> pairs, std::size_t validation,
+                                      std::size_t test, std::uint64_t seed, int min_count);
 
 Batch translation_batch(const TranslationTask& task, const std::vector<Words>& sources,
                         const std::vector<Words>& targets, const std::vector<std::size_t>& rows);
@@ -181,7 +179,8 @@ double unknown_share(const Vocabulary& vocabulary, const std::vector<Words>& sen
 // Greedy (width 1, batched) or beam-search translations of the sources, as words, with
 // the attention of every step.
 std::vector<Decoded> translate(lesson06::Seq2SeqModel& model, const TranslationTask& task,
-                               const std::vector<Words>& sources, const lesson06::BeamOptions& beam);
+                               const std::vector<Words>& sources,
+                               const lesson06::BeamOptions& beam);
 
 // Words of a decoded output (stops at <eos>; <unk> stays "<unk>").
 Words words_of(const Vocabulary& vocabulary, const TokenIds& tokens);

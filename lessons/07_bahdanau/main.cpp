@@ -35,31 +35,31 @@ struct Options {
   std::int64_t test_dates = 1000;        // --test-dates: the held-out dates of every score
   std::int64_t batch_size = 64;          // --batch
   int epochs = 8;                        // --epochs: at most this many passes over the dates
-  double seconds = 90;                   // --seconds: time budget of the date training (a safety net)
-  double lr = 5e-3;                      // --lr: Adam's learning rate
-  double clip = 1.0;                     // --clip: global gradient norm
-  double stop_at = 0.998;                // --stop-at: validation exact match that ends training
-  std::int64_t embedding = 16;           // --embedding: m
-  std::int64_t hidden = 64;              // --hidden: n, per encoder direction and decoder
-  std::int64_t attention = 32;           // --attention: n', the alignment model's hidden layer
-  std::string score = "additive";        // --score: additive or general
-  std::string readout = "maxout";        // --readout: maxout (the paper's deep output) or linear
-  std::int64_t maxout = 16;              // --maxout: l, maxout units of the deep output (dates)
-  std::int64_t beam = 5;                 // --beam: beam width
-  double length_penalty = 1.0;           // --length-penalty: beam ranking log p / length^a
-  std::int64_t beam_dates = 200;         // --beam-dates: test dates decoded by beam search
+  double seconds = 90;             // --seconds: time budget of the date training (a safety net)
+  double lr = 5e-3;                // --lr: Adam's learning rate
+  double clip = 1.0;               // --clip: global gradient norm
+  double stop_at = 0.998;          // --stop-at: validation exact match that ends training
+  std::int64_t embedding = 16;     // --embedding: m
+  std::int64_t hidden = 64;        // --hidden: n, per encoder direction and decoder
+  std::int64_t attention = 32;     // --attention: n', the alignment model's hidden layer
+  std::string score = "additive";  // --score: additive or general
+  std::string readout = "maxout";  // --readout: maxout (the paper's deep output) or linear
+  std::int64_t maxout = 16;        // --maxout: l, maxout units of the deep output (dates)
+  std::int64_t beam = 5;           // --beam: beam width
+  double length_penalty = 1.0;     // --length-penalty: beam ranking log p / length^a
+  std::int64_t beam_dates = 200;   // --beam-dates: test dates decoded by beam search
   std::string baseline = "output/06_seq2seq/accuracy_by_length.csv";  // --baseline
-  bool de_en = true;                     // --de-en / --no-de-en: the German-English part
-  int de_en_epochs = 4;                  // --de-en-epochs: passes over the sentence pairs
-  double de_en_seconds = 60;             // --de-en-seconds: time budget (a safety net)
-  std::int64_t de_en_embedding = 32;     // --de-en-embedding
-  std::int64_t de_en_hidden = 64;        // --de-en-hidden
-  std::int64_t de_en_attention = 32;     // --de-en-attention
-  std::int64_t de_en_maxout = 64;        // --de-en-maxout
-  int min_count = 2;                     // --min-count: rarer words become <unk>
-  std::int64_t de_en_test = 500;         // --de-en-test: held-out sentence pairs
-  std::int64_t de_en_validation = 200;   // --de-en-validation
-  std::int64_t de_en_max_pairs = 0;      // --de-en-max-pairs: use only this many pairs (0: all)
+  bool de_en = true;                       // --de-en / --no-de-en: the German-English part
+  int de_en_epochs = 4;                    // --de-en-epochs: passes over the sentence pairs
+  double de_en_seconds = 60;               // --de-en-seconds: time budget (a safety net)
+  std::int64_t de_en_embedding = 32;       // --de-en-embedding
+  std::int64_t de_en_hidden = 64;          // --de-en-hidden
+  std::int64_t de_en_attention = 32;       // --de-en-attention
+  std::int64_t de_en_maxout = 64;          // --de-en-maxout
+  int min_count = 2;                       // --min-count: rarer words become <unk>
+  std::int64_t de_en_test = 500;           // --de-en-test: held-out sentence pairs
+  std::int64_t de_en_validation = 200;     // --de-en-validation
+  std::int64_t de_en_max_pairs = 0;        // --de-en-max-pairs: use only this many pairs (0: all)
   std::string out = "output/07_bahdanau";  // --out
 };
 
@@ -76,8 +76,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 ModelSizes date_sizes(const DateTask& task, const Options& o) {
-  return {task.source_vocabulary.size(), task.target_vocabulary.size(), o.embedding, o.hidden,
-          o.attention, o.maxout};
+  return {task.source_vocabulary.size(),
+          task.target_vocabulary.size(),
+          o.embedding,
+          o.hidden,
+          o.attention,
+          o.maxout};
 }
 
 void section_model(Transcript& t, AttentionSeq2Seq& model, const Options& o) {
@@ -86,15 +90,16 @@ void section_model(Transcript& t, AttentionSeq2Seq& model, const Options& o) {
         o.hidden);
   t.say("start        s_0 = tanh(W_s h_bwd_1)                                      A.2.2\n");
   t.say("score        e_ij = {}                eq. 6, A.1.2\n",
-        model.scoring() == Scoring::kAdditive ? "v^T tanh(W s_(i-1) + U h_j)  (n' = " +
-                                                     std::to_string(o.attention) + ")"
-                                               : "s_(i-1)^T W h_j  (general)             ");
+        model.scoring() == Scoring::kAdditive
+            ? "v^T tanh(W s_(i-1) + U h_j)  (n' = " + std::to_string(o.attention) + ")"
+            : "s_(i-1)^T W h_j  (general)             ");
   t.say("weights      alpha_ij = softmax_j(e_ij) over the real input positions         eq. 6\n");
   t.say("context      c_i = sum_j alpha_ij h_j                                         eq. 5\n");
   if (model.readout_kind() == Readout::kMaxout)
-    t.say("output       t~_i = U_o s_(i-1) + V_o E y_(i-1) + C_o c_i   ({} units)     A.2.2\n"
-          "             t_i = maxout(t~_i) ({} units), p(y_i | y_<i, x) = softmax(W_o t_i)   eq. 4\n",
-          2 * o.maxout, o.maxout);
+    t.say(
+        "output       t~_i = U_o s_(i-1) + V_o E y_(i-1) + C_o c_i   ({} units)     A.2.2\n"
+        "             t_i = maxout(t~_i) ({} units), p(y_i | y_<i, x) = softmax(W_o t_i)   eq. 4\n",
+        2 * o.maxout, o.maxout);
   else
     t.say("output       p(y_i | y_<i, x) = softmax(W_o [s_i; c_i; E y_(i-1)] + b_o)      eq. 4\n");
   t.say("state        s_i = GRU([E y_(i-1); c_i], s_(i-1))                             A.2.2\n");
@@ -102,28 +107,35 @@ void section_model(Transcript& t, AttentionSeq2Seq& model, const Options& o) {
 
   // The whole model in float64 at tiny sizes: its gradient, and its attention weights.
   Generator gen(o.seed);
-  AttentionSeq2Seq tiny({.source_vocabulary = 8, .target_vocabulary = 8, .embedding = 3,
-                         .hidden = 4, .attention = 5, .maxout = 3},
+  AttentionSeq2Seq tiny({.source_vocabulary = 8,
+                         .target_vocabulary = 8,
+                         .embedding = 3,
+                         .hidden = 4,
+                         .attention = 5,
+                         .maxout = 3},
                         model.scoring(), model.readout_kind(), gen);
   tiny.to(kFloat64);
   const Batch batch = lesson06::tiny_batch(8);
-  t.say("\ngradcheck of the whole model at vocab 8, m = 3, n = 4, n' = 5, l = 3, on 2 padded "
-        "sentences:\n"
-        "  {}\n",
-        lesson06::gradcheck_model(tiny, batch).report);
+  t.say(
+      "\ngradcheck of the whole model at vocab 8, m = 3, n = 4, n' = 5, l = 3, on 2 padded "
+      "sentences:\n"
+      "  {}\n",
+      lesson06::gradcheck_model(tiny, batch).report);
   const lesson06::AttentionInvariants inv =
       lesson06::check_attention(lesson06::teacher_forced(tiny, batch).weights, batch.source_mask);
-  t.say("its attention: {} rows, largest |sum_j alpha_ij - 1| = {:.1e}; {} padded positions,\n"
-        "largest weight there = {} (exactly 0: exp(-inf))\n",
-        inv.rows, inv.largest_row_sum_error, inv.masked_positions, inv.largest_masked_weight);
+  t.say(
+      "its attention: {} rows, largest |sum_j alpha_ij - 1| = {:.1e}; {} padded positions,\n"
+      "largest weight there = {} (exactly 0: exp(-inf))\n",
+      inv.rows, inv.largest_row_sum_error, inv.masked_positions, inv.largest_masked_weight);
 }
 
 TrainingResult section_training(Transcript& t, AttentionSeq2Seq& model, const DateTask& task,
                                 const Options& o, Generator& gen) {
   t.heading("2. Training on dates");
-  t.say("{} training dates, Adam (lr {}), clipping at {}, batches of {} of similar length; at\n"
-        "most {} epochs or {} s, stopping once validation exact match reaches {:.1f}%.\n",
-        task.train.size(), o.lr, o.clip, o.batch_size, o.epochs, o.seconds, 100 * o.stop_at);
+  t.say(
+      "{} training dates, Adam (lr {}), clipping at {}, batches of {} of similar length; at\n"
+      "most {} epochs or {} s, stopping once validation exact match reaches {:.1f}%.\n",
+      task.train.size(), o.lr, o.clip, o.batch_size, o.epochs, o.seconds, 100 * o.stop_at);
   std::vector<Index> lengths;
   for (const DateExample& e : task.train) lengths.push_back(static_cast<Index>(e.input.size()));
   auto batches = [&] {
@@ -193,13 +205,13 @@ DateResults section_exact_match(Transcript& t, AttentionSeq2Seq& model, const Da
   const auto beam_start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < n; ++i) {
     const Batch one = lesson06::date_batch(task, task.test, {i});
-    const Decoded d =
-        lesson06::beam_search(model, one.source, one.source_mask,
-                              {.width = o.beam, .max_length = 12, .length_penalty = o.length_penalty});
+    const Decoded d = lesson06::beam_search(
+        model, one.source, one.source_mask,
+        {.width = o.beam, .max_length = 12, .length_penalty = o.length_penalty});
     beamed.push_back(task.target_vocabulary.decode_characters(d.tokens));
     if (i < kBeamOneChecks) {
-      const Decoded narrow = lesson06::beam_search(model, one.source, one.source_mask,
-                                                   {.width = 1, .max_length = 12});
+      const Decoded narrow =
+          lesson06::beam_search(model, one.source, one.source_mask, {.width = 1, .max_length = 12});
       same += narrow.tokens == r.decoded[i].tokens;
       ++checked;
     }
@@ -228,11 +240,12 @@ double section_alignment(Transcript& t, const DateTask& task, const DateResults&
   std::vector<std::vector<std::vector<double>>> weights;
   for (const Decoded& d : results.decoded) weights.push_back(d.weights);
   const AlignmentScore all = alignment_accuracy(task.test, weights);
-  t.say("alignment accuracy: for {} of {} output digits ({:.1f}%), the most-attended input\n"
-        "character lies inside the year, month or day the digit comes from (target >= {:.0f}%: "
-        "{})\n",
-        all.hits, all.digits, 100 * all.accuracy(), 100 * kAlignmentTarget,
-        all.accuracy() >= kAlignmentTarget ? "met" : "NOT met");
+  t.say(
+      "alignment accuracy: for {} of {} output digits ({:.1f}%), the most-attended input\n"
+      "character lies inside the year, month or day the digit comes from (target >= {:.0f}%: "
+      "{})\n",
+      all.hits, all.digits, 100 * all.accuracy(), 100 * kAlignmentTarget,
+      all.accuracy() >= kAlignmentTarget ? "met" : "NOT met");
   t.say("by output position (y y y y - m m - d d):\n ");
   for (std::size_t i = 0; i < 10; ++i) {
     if (i == 4 || i == 7) {
@@ -255,7 +268,8 @@ double section_alignment(Transcript& t, const DateTask& task, const DateResults&
     const std::size_t i = static_cast<std::size_t>(it - task.test.begin());
     const std::vector<std::string> rows = output_labels(task.target_vocabulary, results.decoded[i]);
     const std::string png = fmt::format("{}/attention_date_format{}.png", o.out, format);
-    viz::plot_attention(png, attention_matrix(results.decoded[i], static_cast<Index>(it->input.size())),
+    viz::plot_attention(png,
+                        attention_matrix(results.decoded[i], static_cast<Index>(it->input.size())),
                         rows, character_labels(it->input),
                         fmt::format("\"{}\" -> {}", it->input, results.predictions[i]));
     t.say("Wrote {} (\"{}\", format {}; '_' is a space).\n", png, it->input, format);
@@ -276,9 +290,10 @@ void section_length(Transcript& t, const DateTask& task, const DateResults& resu
   const std::vector<lesson06::LengthBucket> ours =
       lesson06::accuracy_by_length(task.test, results.predictions);
   if (baseline.empty())
-    t.say("There is no {}: run ./build/bin/06_seq2seq first (with the same --seed and\n"
-          "--test-dates) to draw lesson 06's curve here too. Only this lesson's curve follows.\n",
-          o.baseline);
+    t.say(
+        "There is no {}: run ./build/bin/06_seq2seq first (with the same --seed and\n"
+        "--test-dates) to draw lesson 06's curve here too. Only this lesson's curve follows.\n",
+        o.baseline);
   viz::Series with{"with attention (lesson 07)"}, without{"without attention (lesson 06)"};
   t.say("  {:>12} {:>6} {:>15} {:>18}\n", "input length", "dates", "with attention",
         "without (lesson 06)");
@@ -318,9 +333,10 @@ std::vector<Words> words_of_all(const TranslationTask& task, const std::vector<D
 }
 
 void say_bleu(Transcript& t, const std::string& name, const Bleu& b) {
-  t.say("  {:<16} BLEU-4 {:5.2f}   p1..p4 {:.3f} {:.3f} {:.3f} {:.3f}   BP {:.3f} (c = {}, r = {})\n",
-        name, 100 * b.score, b.precisions[0], b.precisions[1], b.precisions[2], b.precisions[3],
-        b.brevity_penalty, b.candidate_length, b.reference_length);
+  t.say(
+      "  {:<16} BLEU-4 {:5.2f}   p1..p4 {:.3f} {:.3f} {:.3f} {:.3f}   BP {:.3f} (c = {}, r = {})\n",
+      name, 100 * b.score, b.precisions[0], b.precisions[1], b.precisions[2], b.precisions[3],
+      b.brevity_penalty, b.candidate_length, b.reference_length);
 }
 
 TranslationResults section_translation(Transcript& t, const Options& o) {
@@ -332,14 +348,15 @@ TranslationResults section_translation(Transcript& t, const Options& o) {
   const TranslationTask task =
       make_translation_task(std::move(pairs), static_cast<std::size_t>(o.de_en_validation),
                             static_cast<std::size_t>(o.de_en_test), o.seed, o.min_count);
-  t.say("{} sentence pairs from the FreeDict German-English dictionary: {} to train, {} to\n"
-        "validate, {} held out. Words seen at least {} times in the training part: {} German, {}\n"
-        "English (with the 4 special tokens); <unk> replaces {:.1f}% of the held-out German words\n"
-        "and {:.1f}% of the English ones.\n",
-        count, task.train_source.size(), task.validation_source.size(), task.test_source.size(),
-        o.min_count, task.source_vocabulary.size(), task.target_vocabulary.size(),
-        100 * unknown_share(task.source_vocabulary, task.test_source),
-        100 * unknown_share(task.target_vocabulary, task.test_target));
+  t.say(
+      "{} sentence pairs from the FreeDict German-English dictionary: {} to train, {} to\n"
+      "validate, {} held out. Words seen at least {} times in the training part: {} German, {}\n"
+      "English (with the 4 special tokens); <unk> replaces {:.1f}% of the held-out German words\n"
+      "and {:.1f}% of the English ones.\n",
+      count, task.train_source.size(), task.validation_source.size(), task.test_source.size(),
+      o.min_count, task.source_vocabulary.size(), task.target_vocabulary.size(),
+      100 * unknown_share(task.source_vocabulary, task.test_source),
+      100 * unknown_share(task.target_vocabulary, task.test_target));
 
   Generator gen(o.seed + 1);
   AttentionSeq2Seq model({task.source_vocabulary.size(), task.target_vocabulary.size(),
@@ -386,15 +403,17 @@ TranslationResults section_translation(Transcript& t, const Options& o) {
                                             .log_path = o.out + "/training_de_en.csv",
                                             .label = "sentences"});
   for (int e = 0; e < r.epochs; ++e)
-    t.say("  epoch {:2}  train loss {:.3f}  validation loss {:.3f}  validation next-word "
-          "accuracy {:.1f}%\n",
-          e + 1, r.train_loss[static_cast<std::size_t>(e)],
-          validation_loss[static_cast<std::size_t>(e)],
-          100 * r.validation_score[static_cast<std::size_t>(e)]);
-  t.say("{} steps in {:.1f} s ({}). Kept the parameters of epoch {}, the lowest validation "
-        "loss.\n",
-        r.steps, r.seconds, r.out_of_time ? "stopped by the time budget" : "all epochs done",
-        best_epoch);
+    t.say(
+        "  epoch {:2}  train loss {:.3f}  validation loss {:.3f}  validation next-word "
+        "accuracy {:.1f}%\n",
+        e + 1, r.train_loss[static_cast<std::size_t>(e)],
+        validation_loss[static_cast<std::size_t>(e)],
+        100 * r.validation_score[static_cast<std::size_t>(e)]);
+  t.say(
+      "{} steps in {:.1f} s ({}). Kept the parameters of epoch {}, the lowest validation "
+      "loss.\n",
+      r.steps, r.seconds, r.out_of_time ? "stopped by the time budget" : "all epochs done",
+      best_epoch);
   const std::vector<Tensor> parameters = model.parameters();
   for (std::size_t i = 0; i < parameters.size(); ++i) parameters[i].data() = best_parameters[i];
 
@@ -403,10 +422,9 @@ TranslationResults section_translation(Transcript& t, const Options& o) {
   const std::vector<Decoded> greedy_out = translate(model, task, task.test_source, greedy);
   const Bleu greedy_bleu = corpus_bleu(words_of_all(task, greedy_out), task.test_target);
   const auto beam_start = std::chrono::steady_clock::now();
-  const std::vector<Decoded> beam_out =
-      translate(model, task, task.test_source,
-                {.width = o.beam, .max_length = kMaxTranslationLength,
-                 .length_penalty = o.length_penalty});
+  const std::vector<Decoded> beam_out = translate(
+      model, task, task.test_source,
+      {.width = o.beam, .max_length = kMaxTranslationLength, .length_penalty = o.length_penalty});
   const Bleu beam_bleu = corpus_bleu(words_of_all(task, beam_out), task.test_target);
   t.say("Held-out corpus BLEU-4 on {} sentences:\n", task.test_source.size());
   say_bleu(t, "greedy", greedy_bleu);
@@ -414,12 +432,13 @@ TranslationResults section_translation(Transcript& t, const Options& o) {
   t.say("(beam search took {:.1f} s)\n", seconds_since(beam_start));
   // The same measure on sentences the model was trained on: how much it learned by heart.
   const std::size_t seen = std::min(task.train_source.size(), task.test_source.size());
-  const std::vector<Words> seen_source(task.train_source.begin(),
-                                       task.train_source.begin() + static_cast<std::ptrdiff_t>(seen));
-  const std::vector<Words> seen_target(task.train_target.begin(),
-                                       task.train_target.begin() + static_cast<std::ptrdiff_t>(seen));
-  say_bleu(t, "greedy, train", corpus_bleu(words_of_all(task, translate(model, task, seen_source, greedy)),
-                                           seen_target));
+  const std::vector<Words> seen_source(
+      task.train_source.begin(), task.train_source.begin() + static_cast<std::ptrdiff_t>(seen));
+  const std::vector<Words> seen_target(
+      task.train_target.begin(), task.train_target.begin() + static_cast<std::ptrdiff_t>(seen));
+  say_bleu(
+      t, "greedy, train",
+      corpus_bleu(words_of_all(task, translate(model, task, seen_source, greedy)), seen_target));
   t.say("(the last line: {} training sentences, for comparison)\n", seen);
   results.greedy_bleu = greedy_bleu.score;
   results.beam_bleu = beam_bleu.score;
@@ -429,13 +448,14 @@ TranslationResults section_translation(Transcript& t, const Options& o) {
   std::vector<std::pair<double, std::size_t>> ranked;
   for (std::size_t i = 0; i < task.test_source.size(); ++i)
     if (task.test_source[i].size() <= kHeatmapWords)
-      ranked.emplace_back(-sentence_bleu(words_of(task.target_vocabulary, beam_out[i].tokens),
-                                         task.test_target[i]),
-                          i);
+      ranked.emplace_back(
+          -sentence_bleu(words_of(task.target_vocabulary, beam_out[i].tokens), task.test_target[i]),
+          i);
   std::sort(ranked.begin(), ranked.end());
-  t.say("\nThe {} short held-out sentences (at most {} words) with the best sentence BLEU, and\n"
-        "their attention (beam search):\n",
-        kSentenceHeatmaps, kHeatmapWords);
+  t.say(
+      "\nThe {} short held-out sentences (at most {} words) with the best sentence BLEU, and\n"
+      "their attention (beam search):\n",
+      kSentenceHeatmaps, kHeatmapWords);
   for (std::size_t k = 0; k < ranked.size() && k < kSentenceHeatmaps; ++k) {
     const std::size_t i = ranked[k].second;
     const Words& source = task.test_source[i];
@@ -445,8 +465,8 @@ TranslationResults section_translation(Transcript& t, const Options& o) {
     for (const std::string& w : source)
       columns.push_back(task.source_vocabulary.contains(w) ? w : w + " (unk)");
     const std::string png = fmt::format("{}/attention_de_en_{}.png", o.out, k + 1);
-    viz::plot_attention(png, attention_matrix(beam_out[i], static_cast<Index>(source.size())),
-                        rows, columns, fmt::format("{}", fmt::join(source, " ")));
+    viz::plot_attention(png, attention_matrix(beam_out[i], static_cast<Index>(source.size())), rows,
+                        columns, fmt::format("{}", fmt::join(source, " ")));
     t.say("  {}\n    model:     {}\n    reference: {}   (sentence BLEU {:.1f})\n    -> {}\n",
           fmt::join(source, " "), fmt::join(output, " "), fmt::join(task.test_target[i], " "),
           -100 * ranked[k].first, png);
@@ -508,9 +528,10 @@ int main(int argc, char** argv) {
     const Scoring scoring = parse_scoring(o.score);
     parse_readout(o.readout);  // a bad name stops here, before any work
     if (o.de_en && !data::freedict_available())
-      fail("the German-English sentences need the FreeDict dictionary in {} (apt-get install "
-           "dict-freedict-deu-eng), or run with --no-de-en",
-           data::kFreedictFolder);
+      fail(
+          "the German-English sentences need the FreeDict dictionary in {} (apt-get install "
+          "dict-freedict-deu-eng), or run with --no-de-en",
+          data::kFreedictFolder);
     const std::vector<lesson06::LengthBucket> baseline = read_baseline(o);
     lessons::make_output_folder(o.out);
     const auto start = std::chrono::steady_clock::now();
@@ -532,10 +553,11 @@ int main(int argc, char** argv) {
     if (o.de_en) de_en = section_translation(t, o);
 
     t.heading("Summary");
-    t.say("dates: exact match {:.2f}% (target >= {:.1f}%), alignment accuracy {:.1f}% (target >= "
-          "{:.0f}%), {:.1f} s\n",
-          100 * dates.exact_match, 100 * kExactMatchTarget, 100 * alignment,
-          100 * kAlignmentTarget, dates_seconds);
+    t.say(
+        "dates: exact match {:.2f}% (target >= {:.1f}%), alignment accuracy {:.1f}% (target >= "
+        "{:.0f}%), {:.1f} s\n",
+        100 * dates.exact_match, 100 * kExactMatchTarget, 100 * alignment, 100 * kAlignmentTarget,
+        dates_seconds);
     if (o.de_en)
       t.say("German-English: held-out BLEU-4 {:.2f} (greedy), {:.2f} (beam width {})\n",
             100 * de_en.greedy_bleu, 100 * de_en.beam_bleu, o.beam);

@@ -30,9 +30,8 @@ Vocabulary word_vocabulary(const std::vector<Words>& sentences, int min_count) {
   return vocabulary;
 }
 
-TranslationTask make_translation_task(std::vector<data::SentencePair> pairs,
-                                      std::size_t validation, std::size_t test, std::uint64_t seed,
-                                      int min_count) {
+TranslationTask make_translation_task(std::vector<data::SentencePair> pairs, std::size_t validation,
+                                      std::size_t test, std::uint64_t seed, int min_count) {
   data::TranslationSplits splits = data::split_pairs(std::move(pairs), validation, test, seed);
   TranslationTask task;
   task.train_source = split_all(splits.train, true);

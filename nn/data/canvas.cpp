@@ -60,7 +60,8 @@ std::vector<std::string> caption_nouns(const std::vector<std::string>& class_nam
     else if (name == "Ankle boot")
       noun = "boot";
     else
-      for (char c : name) noun += c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      for (char c : name)
+        noun += c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     nouns.push_back(noun);
   }
   return nouns;
@@ -91,10 +92,14 @@ CanvasGenerator::CanvasGenerator(LabelledImages items, CanvasOptions options)
   if (options_.min_objects < 1 || options_.max_objects < options_.min_objects)
     fail("CanvasGenerator: needs 1 <= min_objects <= max_objects, got {} and {}",
          options_.min_objects, options_.max_objects);
-  const Index needed = options_.max_objects * options_.min_item_size + (options_.max_objects + 1) * kMinGap;
-  if (options_.min_item_size < 4 || options_.max_item_size < options_.min_item_size || needed > options_.size)
-    fail("CanvasGenerator: {} items of at least {} pixels do not fit side by side on a {}-pixel canvas",
-         options_.max_objects, options_.min_item_size, options_.size);
+  const Index needed =
+      options_.max_objects * options_.min_item_size + (options_.max_objects + 1) * kMinGap;
+  if (options_.min_item_size < 4 || options_.max_item_size < options_.min_item_size ||
+      needed > options_.size)
+    fail(
+        "CanvasGenerator: {} items of at least {} pixels do not fit side by side on a {}-pixel "
+        "canvas",
+        options_.max_objects, options_.min_item_size, options_.size);
 }
 
 std::vector<std::string> CanvasGenerator::caption_words() const {
@@ -142,11 +147,13 @@ CanvasExample CanvasGenerator::make(Generator& gen) const {
     CanvasObject object;
     object.label = static_cast<Index>(items_.labels.data<std::int64_t>()[item]);
     object.noun = noun_of_class_[static_cast<std::size_t>(object.label)];
-    object.color = options_.colors ? static_cast<int>(gen.randint(static_cast<Index>(tints().size()))) : 0;
+    object.color =
+        options_.colors ? static_cast<int>(gen.randint(static_cast<Index>(tints().size()))) : 0;
     NDArray picture = slice(items_.images, 0, item, item + 1).reshape({1, 28, 28});
     NDArray scaled = viz::resize_bilinear(picture, sizes[i], sizes[i]);
     const float* p = scaled.data<float>();
-    const Rgb tint = options_.colors ? tints()[static_cast<std::size_t>(object.color)] : Rgb{1, 1, 1};
+    const Rgb tint =
+        options_.colors ? tints()[static_cast<std::size_t>(object.color)] : Rgb{1, 1, 1};
     Box box{side, side, 0, 0};
     for (Index y = 0; y < sizes[i]; ++y)
       for (Index x = 0; x < sizes[i]; ++x) {

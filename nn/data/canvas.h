@@ -33,24 +33,24 @@ struct Box {
 };
 
 struct CanvasObject {
-  Index label = 0;   // class of the item
-  Index noun = 0;    // its noun: an index into CanvasGenerator::distinct_nouns()
-  int color = 0;     // index into canvas_colors()
+  Index label = 0;  // class of the item
+  Index noun = 0;   // its noun: an index into CanvasGenerator::distinct_nouns()
+  int color = 0;    // index into canvas_colors()
   Box box;
 };
 
 struct CanvasExample {
-  NDArray image;                     // float32 [3, size, size] in [0, 1]
-  std::vector<CanvasObject> objects; // in the order the caption names them
-  std::vector<std::string> words;    // the caption, without <bos>/<eos>
-  std::vector<int> word_object;      // per word: the object it describes, or -1
+  NDArray image;                      // float32 [3, size, size] in [0, 1]
+  std::vector<CanvasObject> objects;  // in the order the caption names them
+  std::vector<std::string> words;     // the caption, without <bos>/<eos>
+  std::vector<int> word_object;       // per word: the object it describes, or -1
 };
 
 struct CanvasOptions {
-  Index size = 64;                   // canvas side in pixels
+  Index size = 64;  // canvas side in pixels
   int min_objects = 1, max_objects = 3;
   Index min_item_size = 18, max_item_size = 26;  // side of a scaled 28x28 item
-  bool colors = true;                // tint items and say the colour in the caption
+  bool colors = true;                            // tint items and say the colour in the caption
   // The classes whose items appear on canvases (empty: all). Lessons 09-10 use five whose
   // shapes differ even at 18 pixels, so that a small CNN can name every item.
   std::vector<Index> classes = {};

@@ -18,9 +18,10 @@ const std::string kIndexFile = "freedict-deu-eng.index";
 const std::string kDictFile = "freedict-deu-eng.dict.dz";
 
 [[noreturn]] void missing(const std::string& folder, const std::string& what) {
-  fail("German-English sentences: {} in '{}'. Install the dictionary with `sudo apt-get install "
-       "dict-freedict-deu-eng` (or run scripts/setup.sh)",
-       what, folder);
+  fail(
+      "German-English sentences: {} in '{}'. Install the dictionary with `sudo apt-get install "
+      "dict-freedict-deu-eng` (or run scripts/setup.sh)",
+      what, folder);
 }
 
 // dictd writes offsets and lengths in base 64 with the alphabet A-Z a-z 0-9 + /.
@@ -126,9 +127,10 @@ std::vector<SentencePair> load_freedict_sentences(const std::string& folder, int
     const std::int64_t offset = decode_base64_number(line.substr(tab1 + 1, tab2 - tab1 - 1));
     const std::int64_t length = decode_base64_number(line.substr(tab2 + 1));
     if (offset < 0 || length <= 0 || offset + length > static_cast<std::int64_t>(text.size()))
-      fail("German-English sentences: the index points outside the dictionary (entry '{}'); the "
-           "files do not belong together or are corrupt",
-           line.substr(0, tab1));
+      fail(
+          "German-English sentences: the index points outside the dictionary (entry '{}'); the "
+          "files do not belong together or are corrupt",
+          line.substr(0, tab1));
     if (!seen_entries.insert({offset, length}).second) continue;
     SentencePair pair = parse_freedict_entry(
         text.substr(static_cast<std::size_t>(offset), static_cast<std::size_t>(length)), max_words);

@@ -41,7 +41,7 @@ struct CurveOptions {
   // A fixed left y range (for example 0 to 1 for an accuracy); when y_min >= y_max gnuplot
   // chooses it from the data.
   double y_min = 0, y_max = 0;
-  int width = 800;       // pixels
+  int width = 800;  // pixels
   int height = 500;
 };
 

@@ -52,7 +52,9 @@ TEST_CASE("backward needs a scalar or an explicit gradient", "[autograd]") {
   CHECK_THAT(error_message([&] { y.backward(); }), Contains("backward: the tensor has shape [2]"));
   y.backward(f64({1, 10}, {2}));
   check_close(a.grad().data(), f64({2, 40}, {2}));
-  CHECK_THAT(error_message([&] { (a * a).backward(f64({1, 2, 3}, {3})); }),
+  CHECK_THAT(error_message([&] {
+               (a * a).backward(f64({1, 2, 3}, {3}));
+             }),
              Contains("grad_output [3] float64 must match the tensor [2] float64"));
   Tensor constant = tensor({1.0});
   CHECK_THAT(error_message([&] { (constant * 2.0).backward(); }),
@@ -146,8 +148,10 @@ TEST_CASE("a custom op with its own backward", "[autograd]") {
     return make_op("broken", x.data().clone(), {x},
                    [](const NDArray&) -> Grads { return {NDArray::zeros({7}, kFloat64)}; });
   };
-  CHECK_THAT(error_message([&] { sum(broken(x)).backward(); }),
-             Contains("backward of 'broken' returned a gradient of [7] float64 for input 0 of [2] float64"));
+  CHECK_THAT(
+      error_message([&] { sum(broken(x)).backward(); }),
+      Contains(
+          "backward of 'broken' returned a gradient of [7] float64 for input 0 of [2] float64"));
 }
 
 TEST_CASE("the graph is freed after backward and when the output goes away", "[autograd]") {

@@ -10,7 +10,8 @@ namespace {
 // sin with a deliberately wrong derivative: sin x where it should be cos x.
 Tensor wrong_sin(const Tensor& x) {
   NDArray xv = x.data();
-  return make_op("wrong_sin", sin(xv), {x}, [xv](const NDArray& g) -> Grads { return {g * sin(xv)}; });
+  return make_op("wrong_sin", sin(xv), {x},
+                 [xv](const NDArray& g) -> Grads { return {g * sin(xv)}; });
 }
 }  // namespace
 
@@ -38,7 +39,8 @@ TEST_CASE("gradcheck checks several inputs and skips constants", "[autograd][gra
   Tensor a = randn({3}, gen, kFloat64).requires_grad_();
   Tensor b = randn({3}, gen, kFloat64);  // a constant
   Tensor c = randn({3}, gen, kFloat64).requires_grad_();
-  auto r = gradcheck([](const std::vector<Tensor>& in) { return in[0] * in[1] + in[2]; }, {a, b, c});
+  auto r =
+      gradcheck([](const std::vector<Tensor>& in) { return in[0] * in[1] + in[2]; }, {a, b, c});
   INFO(r.report);
   CHECK(r.ok);
   CHECK(r.elements_checked == 6);
@@ -62,10 +64,13 @@ TEST_CASE("gradcheck refuses float32 and non-deterministic functions", "[autogra
              Contains("gradcheck: input 0 is float32"));
   Tensor x = randn({2}, gen, kFloat64).requires_grad_();
   Generator noise(5);
-  CHECK_THAT(error_message([&] {
-               gradcheck([&](const std::vector<Tensor>& in) { return in[0] * randn({2}, noise, kFloat64); }, {x});
-             }),
-             Contains("not deterministic"));
+  CHECK_THAT(
+      error_message([&] {
+        gradcheck(
+            [&](const std::vector<Tensor>& in) { return in[0] * randn({2}, noise, kFloat64); },
+            {x});
+      }),
+      Contains("not deterministic"));
   Tensor constant = randn({2}, gen, kFloat64);
   CHECK_THAT(error_message([&] {
                gradcheck([](const std::vector<Tensor>& in) { return in[0] * 2.0; }, {constant});

@@ -47,7 +47,8 @@ TEST_CASE("unary math", "[tensor]") {
   for (std::size_t i = 0; i < v.size(); ++i) {
     CHECK_THAT(s[i], Catch::Matchers::WithinAbs(1 / (1 + std::exp(-v[i])), 1e-15));
     CHECK_THAT(t[i], Catch::Matchers::WithinAbs(std::tanh(v[i]), 1e-15));
-    CHECK_THAT(g[i], Catch::Matchers::WithinAbs(0.5 * v[i] * (1 + std::erf(v[i] / std::sqrt(2.0))), 1e-15));
+    CHECK_THAT(g[i], Catch::Matchers::WithinAbs(0.5 * v[i] * (1 + std::erf(v[i] / std::sqrt(2.0))),
+                                                1e-15));
   }
   // sigmoid of a very negative number is 0, not NaN.
   CHECK(sigmoid(NDArray::scalar(-1000)).item() == 0);
@@ -62,7 +63,9 @@ TEST_CASE("comparisons, where and masked_fill", "[tensor]") {
   NDArray scores = f64({1, 2, 3, 4, 5, 6}, {2, 3});
   NDArray mask = f64({0, 0, 1}, {3});  // mask the last key in every row
   check_close(masked_fill(scores, mask, -1e9), f64({1, 2, -1e9, 4, 5, -1e9}, {2, 3}));
-  CHECK_THAT(error_message([&] { masked_fill(scores, f64({1, 0}, {2}), 0); }),
+  CHECK_THAT(error_message([&] {
+               masked_fill(scores, f64({1, 0}, {2}), 0);
+             }),
              Contains("masked_fill: shapes [2,3] and [2] cannot be broadcast"));
   CHECK_THAT(error_message([&] { broadcast_to(scores, {3, 3}); }), Contains("broadcast_to"));
   check_close(broadcast_to(f64({1, 2}, {2, 1}), {2, 2}), f64({1, 1, 2, 2}, {2, 2}));

@@ -24,8 +24,8 @@ NDArray reference(const NDArray& a, const NDArray& b, bool ta, bool tb) {
 TEST_CASE("float32 GEMM matches the definition on awkward sizes and transposes", "[tensor]") {
   Generator gen(11);
   // Sizes around the kernel's tile (12 x 32) and block (KC = 256) edges.
-  const Index sizes[][3] = {{1, 1, 1}, {5, 7, 3}, {12, 32, 8}, {13, 33, 17}, {25, 65, 300},
-                            {150, 40, 260}, {64, 64, 64}, {3, 100, 1}};
+  const Index sizes[][3] = {{1, 1, 1},     {5, 7, 3},      {12, 32, 8},  {13, 33, 17},
+                            {25, 65, 300}, {150, 40, 260}, {64, 64, 64}, {3, 100, 1}};
   for (auto [m, n, k] : sizes)
     for (int t = 0; t < 4; ++t) {
       bool ta = t & 1, tb = t & 2;
@@ -34,8 +34,10 @@ TEST_CASE("float32 GEMM matches the definition on awkward sizes and transposes",
       INFO("m=" << m << " n=" << n << " k=" << k << " ta=" << ta << " tb=" << tb);
       NDArray c = matmul(a, b, ta, tb);
       // float32 sums of k products: error grows like sqrt(k) * 1e-7.
-      check_close(c.to(kFloat64), reference(a.to(kFloat64), b.to(kFloat64), ta, tb), 2e-5 * (1 + k / 16.0));
-      check_close(matmul(a.to(kFloat64), b.to(kFloat64), ta, tb), reference(a.to(kFloat64), b.to(kFloat64), ta, tb), 1e-12);
+      check_close(c.to(kFloat64), reference(a.to(kFloat64), b.to(kFloat64), ta, tb),
+                  2e-5 * (1 + k / 16.0));
+      check_close(matmul(a.to(kFloat64), b.to(kFloat64), ta, tb),
+                  reference(a.to(kFloat64), b.to(kFloat64), ta, tb), 1e-12);
     }
 }
 
@@ -60,7 +62,9 @@ TEST_CASE("batched matmul broadcasts the batch dimensions", "[tensor]") {
   REQUIRE(aw.shape() == Shape{3, 4, 2});
   REQUIRE(ob.shape() == Shape{3, 4, 2});
   for (Index i = 0; i < 3; ++i) {
-    auto entry = [&](const NDArray& x, Index j) { return slice(x, 0, j, j + 1).reshape({x.size(1), x.size(2)}); };
+    auto entry = [&](const NDArray& x, Index j) {
+      return slice(x, 0, j, j + 1).reshape({x.size(1), x.size(2)});
+    };
     check_close(entry(aw, i), reference(entry(a, i), w, false, false), 1e-12);
     check_close(entry(ab, i), reference(entry(a, i), entry(bb, i), false, false), 1e-12);
     check_close(entry(ob, i), reference(entry(one, 0), entry(bb, i), false, false), 1e-12);
@@ -75,10 +79,14 @@ TEST_CASE("matmul errors name both shapes", "[tensor][errors]") {
   CHECK_THAT(error_message([&] { matmul(a, b); }),
              Contains("matmul: [3,4] @ [5,6]: inner dimensions 4 and 5 differ"));
   CHECK(matmul(a, NDArray::zeros({3, 4}), false, true).shape() == Shape{3, 3});  // [3,4] @ [3,4]^T
-  CHECK_THAT(error_message([&] { matmul(a, NDArray::zeros({3, 5}), false, true); }),
+  CHECK_THAT(error_message([&] {
+               matmul(a, NDArray::zeros({3, 5}), false, true);
+             }),
              Contains("matmul: [3,4] @ [3,5]^T: inner dimensions 4 and 5 differ"));
   CHECK_THAT(error_message([&] { matmul(NDArray::zeros({4}), a); }),
              Contains("both inputs need at least 2 dimensions"));
-  CHECK_THAT(error_message([&] { matmul(NDArray::zeros({2, 3, 4}), NDArray::zeros({3, 4, 2})); }),
+  CHECK_THAT(error_message([&] {
+               matmul(NDArray::zeros({2, 3, 4}), NDArray::zeros({3, 4, 2}));
+             }),
              Contains("matmul (batch dimensions): shapes [2] and [3] cannot be broadcast"));
 }

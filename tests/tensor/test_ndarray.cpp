@@ -10,7 +10,8 @@ TEST_CASE("creation fills the right values", "[tensor]") {
   CHECK(NDArray::ones({4}, kFloat64).to_vector() == std::vector<double>(4, 1.0));
   CHECK(NDArray::full({2}, 2.5).to_vector() == std::vector<double>{2.5, 2.5});
   CHECK(NDArray::arange(4).to_vector() == std::vector<double>{0, 1, 2, 3});
-  CHECK(NDArray::arange(1, 2, 0.25, kFloat64).to_vector() == std::vector<double>{1, 1.25, 1.5, 1.75});
+  CHECK(NDArray::arange(1, 2, 0.25, kFloat64).to_vector() ==
+        std::vector<double>{1, 1.25, 1.5, 1.75});
   NDArray m = NDArray::from_list({1, 2, 3, 4, 5, 6}, {2, 3});
   CHECK(m.at({1, 2}) == 6);
   CHECK(m.at({-1, 0}) == 4);
@@ -40,7 +41,9 @@ TEST_CASE("reshape shares memory, clone does not", "[tensor]") {
   CHECK(c.at({0}) == 0);
   CHECK(v.shares_memory_with(x));
   CHECK(x.reshape({-1, 2}).shape() == Shape{3, 2});
-  CHECK_THAT(error_message([&] { x.reshape({4, 2}); }),
+  CHECK_THAT(error_message([&] {
+               x.reshape({4, 2});
+             }),
              Contains("reshape: cannot view [6] (6 elements) as [4,2] (8 elements)"));
   CHECK_THAT(error_message([&] { x.reshape({-1, 4}); }), Contains("cannot infer the -1 size"));
 }
@@ -60,7 +63,8 @@ TEST_CASE("dtype conversion and checked typed access", "[tensor]") {
 
 TEST_CASE("seeded generators are reproducible", "[tensor]") {
   Generator a(7), b(7), c(8);
-  NDArray x = NDArray::normal({100}, a), y = NDArray::normal({100}, b), z = NDArray::normal({100}, c);
+  NDArray x = NDArray::normal({100}, a), y = NDArray::normal({100}, b),
+          z = NDArray::normal({100}, c);
   CHECK(x.to_vector() == y.to_vector());
   CHECK(x.to_vector() != z.to_vector());
   // The very first numbers of seed 0 are fixed forever (a change here breaks every lesson's

@@ -62,7 +62,9 @@ TEST_CASE("reduction errors name the axis", "[tensor][errors]") {
   NDArray x = NDArray::zeros({2, 3});
   CHECK_THAT(error_message([&] { sum(x, 2); }),
              Contains("sum: axis 2 is out of range for an array with 2 dimensions"));
-  CHECK_THAT(error_message([&] { max(NDArray::zeros({0, 3}), 0); }),
+  CHECK_THAT(error_message([&] {
+               max(NDArray::zeros({0, 3}), 0);
+             }),
              Contains("max: cannot reduce an axis of size 0"));
 }
 
@@ -73,7 +75,8 @@ TEST_CASE("softmax rows sum to one and masked positions get exactly zero", "[ten
   for (double s : sum(y, 1).to_vector()) CHECK_THAT(s, Catch::Matchers::WithinAbs(1.0, 1e-12));
   check_close(log_softmax(x, 1), log(y), 1e-12);
   // Along the first axis.
-  for (double s : sum(softmax(x, 0), 0).to_vector()) CHECK_THAT(s, Catch::Matchers::WithinAbs(1.0, 1e-12));
+  for (double s : sum(softmax(x, 0), 0).to_vector())
+    CHECK_THAT(s, Catch::Matchers::WithinAbs(1.0, 1e-12));
   // -inf scores are masked keys: weight exactly 0.
   NDArray scores = f64({1, 2, -INFINITY, -INFINITY, -INFINITY, -INFINITY}, {2, 3});
   NDArray w = softmax(scores, 1);

@@ -13,7 +13,10 @@ TEST_CASE("permute and transpose reorder axes", "[tensor]") {
       for (Index k = 0; k < 4; ++k) CHECK(p.at({k, i, j}) == x.at({i, j, k}));
   NDArray t = transpose(NDArray::arange(6, kFloat64).reshape({2, 3}));
   check_close(t, f64({0, 3, 1, 4, 2, 5}, {3, 2}));
-  CHECK_THAT(error_message([&] { permute(x, {0, 0, 1}); }), Contains("permute: axis 0 appears twice"));
+  CHECK_THAT(error_message([&] {
+               permute(x, {0, 0, 1});
+             }),
+             Contains("permute: axis 0 appears twice"));
   CHECK_THAT(error_message([&] { transpose(NDArray::zeros({3})); }),
              Contains("transpose: needs at least 2 dimensions, got shape [3]"));
 }
@@ -25,7 +28,8 @@ TEST_CASE("squeeze, unsqueeze and flatten", "[tensor]") {
   CHECK(unsqueeze(x, 3).shape() == Shape{2, 1, 3, 1});
   CHECK(flatten(x).shape() == Shape{6});
   CHECK(flatten(NDArray::zeros({2, 3, 4}), 1).shape() == Shape{2, 12});
-  CHECK_THAT(error_message([&] { squeeze(x, 0); }), Contains("squeeze: axis 0 of shape [2,1,3] has size 2"));
+  CHECK_THAT(error_message([&] { squeeze(x, 0); }),
+             Contains("squeeze: axis 0 of shape [2,1,3] has size 2"));
 }
 
 TEST_CASE("slice, slice_assign, concat, stack, split", "[tensor]") {
@@ -37,12 +41,18 @@ TEST_CASE("slice, slice_assign, concat, stack, split", "[tensor]") {
   NDArray dst = NDArray::zeros({3, 4}, kFloat64);
   slice_assign(dst, f64({1, 1, 1}, {3, 1}), 1, 2);
   check_close(sum(dst, 0), f64({0, 0, 3, 0}, {4}));
-  CHECK_THAT(error_message([&] { slice_assign(dst, f64({1, 1, 1}, {3, 1}), 1, 4); }), Contains("overrun"));
+  CHECK_THAT(error_message([&] {
+               slice_assign(dst, f64({1, 1, 1}, {3, 1}), 1, 4);
+             }),
+             Contains("overrun"));
 
   NDArray a = f64({1, 2}, {1, 2}), b = f64({3, 4, 5, 6}, {2, 2});
   NDArray ab[] = {a, b};
   check_close(concat(ab, 0), f64({1, 2, 3, 4, 5, 6}, {3, 2}));
-  CHECK_THAT(error_message([&] { NDArray bad[] = {a, NDArray::zeros({1, 3}, kFloat64)}; concat(bad, 0); }),
+  CHECK_THAT(error_message([&] {
+               NDArray bad[] = {a, NDArray::zeros({1, 3}, kFloat64)};
+               concat(bad, 0);
+             }),
              Contains("concat: shapes [1,2] and [1,3] differ outside axis 0"));
   NDArray pair[] = {f64({1, 2}, {2}), f64({3, 4}, {2})};
   check_close(stack(pair, 0), f64({1, 2, 3, 4}, {2, 2}));
@@ -78,7 +88,9 @@ TEST_CASE("gather picks one element per row, scatter_add_ is its gradient", "[te
   NDArray g = NDArray::zeros({2, 3}, kFloat64);
   scatter_add_(g, 1, target, f64({1, 2}, {2, 1}));
   check_close(g, f64({0, 0, 1, 2, 0, 0}, {2, 3}));
-  CHECK_THAT(error_message([&] { gather(logits, 1, ids({3, 0}, {2, 1})); }),
+  CHECK_THAT(error_message([&] {
+               gather(logits, 1, ids({3, 0}, {2, 1}));
+             }),
              Contains("gather: index 3 is out of range for axis 1 of size 3"));
   check_close(one_hot(ids({1, 0}, {2}), 3, kFloat64), f64({0, 1, 0, 1, 0, 0}, {2, 3}));
 }

@@ -22,7 +22,8 @@ TEST_CASE("vector math: exp, tanh, sigmoid within 3 ulp over the float range", "
   for (float x = -87.0f; x < 88.0f; x += std::max(std::abs(x) * 3e-4f, 1e-5f)) {
     worst_exp = std::max(worst_exp, ulps(vector_math::exp(x), std::exp(double{x})));
     worst_tanh = std::max(worst_tanh, ulps(vector_math::tanh(x), std::tanh(double{x})));
-    worst_sigmoid = std::max(worst_sigmoid, ulps(vector_math::sigmoid(x), 1 / (1 + std::exp(-double{x}))));
+    worst_sigmoid =
+        std::max(worst_sigmoid, ulps(vector_math::sigmoid(x), 1 / (1 + std::exp(-double{x}))));
   }
   INFO("worst ulp: exp " << worst_exp << ", tanh " << worst_tanh << ", sigmoid " << worst_sigmoid);
   CHECK(worst_exp <= 2);

@@ -76,7 +76,9 @@ class MarkovModel : public Seq2SeqModel {
   NDArray table_;
 };
 
-Batch one_source() { return make_batch({{4, 5}}, {{4}}); }
+Batch one_source() {
+  return make_batch({{4, 5}}, {{4}});
+}
 
 }  // namespace
 
@@ -93,9 +95,13 @@ TEST_CASE("make_batch pads, masks and shifts the target for teacher forcing", "[
   CHECK(row_ids(b.target, 0) == std::vector<std::int64_t>{5, 6, 2, 0, 0});
   CHECK(row_ids(b.decoder_input, 1) == std::vector<std::int64_t>{1, 5, 6, 6, 5});
   CHECK(row_ids(b.target, 1) == std::vector<std::int64_t>{5, 6, 6, 5, 2});
-  CHECK_THAT(error_message([] { make_batch({{7}, {}}, {{5}, {5}}); }),
+  CHECK_THAT(error_message([] {
+               make_batch({{7}, {}}, {{5}, {5}});
+             }),
              Contains("source 1 is empty"));
-  CHECK_THAT(error_message([] { make_batch({{7}}, {{5}, {5}}); }),
+  CHECK_THAT(error_message([] {
+               make_batch({{7}}, {{5}, {5}});
+             }),
              Contains("1 sources and 2 targets"));
 }
 
@@ -116,11 +122,13 @@ TEST_CASE("the held-out dates do not depend on the training size", "[lesson06]")
   REQUIRE(small.test.size() == 50);
   REQUIRE(large.train.size() == 700);
   for (std::size_t i = 0; i < 50; ++i) CHECK(small.test[i].input == large.test[i].input);
-  for (std::size_t i = 0; i < 20; ++i) CHECK(small.validation[i].input == large.validation[i].input);
+  for (std::size_t i = 0; i < 20; ++i)
+    CHECK(small.validation[i].input == large.validation[i].input);
   // No (date, format) pair in two splits.
   std::set<std::tuple<int, int, int, int>> seen;
   for (const auto* split : {&large.train, &large.validation, &large.test})
-    for (const DateExample& e : *split) CHECK(seen.insert({e.year, e.month, e.day, e.format}).second);
+    for (const DateExample& e : *split)
+      CHECK(seen.insert({e.year, e.month, e.day, e.format}).second);
   CHECK(make_date_task(100, 20, 50, 10).test[0].input != small.test[0].input);
 }
 
@@ -135,7 +143,8 @@ TEST_CASE("length-sorted batches: every example once, sorted within a pool", "[l
   for (const auto& batch : batches) {
     CHECK(batch.size() <= 16);
     CHECK_FALSE(batch.empty());
-    for (std::size_t i = 0; i + 1 < batch.size(); ++i) CHECK(lengths[batch[i]] <= lengths[batch[i + 1]]);
+    for (std::size_t i = 0; i + 1 < batch.size(); ++i)
+      CHECK(lengths[batch[i]] <= lengths[batch[i + 1]]);
     spread += lengths[batch.back()] - lengths[batch.front()];
     seen.insert(batch.begin(), batch.end());
   }
@@ -145,14 +154,15 @@ TEST_CASE("length-sorted batches: every example once, sorted within a pool", "[l
   CHECK(static_cast<double>(spread) / static_cast<double>(batches.size()) < 5);
   Generator again(2);
   CHECK(length_sorted_batches(lengths, 16, again, 4) == batches);
-  CHECK_THAT(error_message([&] { length_sorted_batches(lengths, 0, gen); }), Contains("batch size 0"));
+  CHECK_THAT(error_message([&] { length_sorted_batches(lengths, 0, gen); }),
+             Contains("batch size 0"));
 }
 
 TEST_CASE("gradcheck of the whole encoder-decoder, with padding", "[lesson06][gradcheck]") {
   for (std::uint64_t seed : {1, 2}) {
     Generator gen(seed);
-    EncoderDecoder model({.source_vocabulary = 8, .target_vocabulary = 8, .embedding = 3, .hidden = 4},
-                         gen);
+    EncoderDecoder model(
+        {.source_vocabulary = 8, .target_vocabulary = 8, .embedding = 3, .hidden = 4}, gen);
     model.to(kFloat64);
     GradcheckResult r = gradcheck_model(model, tiny_batch(8));
     INFO(r.report);
@@ -160,8 +170,8 @@ TEST_CASE("gradcheck of the whole encoder-decoder, with padding", "[lesson06][gr
     CHECK(r.elements_checked == model.parameter_count());
   }
   Generator gen(1);
-  EncoderDecoder float32({.source_vocabulary = 8, .target_vocabulary = 8, .embedding = 3, .hidden = 4},
-                         gen);
+  EncoderDecoder float32(
+      {.source_vocabulary = 8, .target_vocabulary = 8, .embedding = 3, .hidden = 4}, gen);
   CHECK_THAT(error_message([&] { gradcheck_model(float32, tiny_batch(8)); }),
              Contains("to(kFloat64)"));
   CHECK_THAT(error_message([] { tiny_batch(5); }), Contains("at least 6"));
@@ -169,8 +179,8 @@ TEST_CASE("gradcheck of the whole encoder-decoder, with padding", "[lesson06][gr
 
 TEST_CASE("a padded sentence gives what it gives alone (c is its last real state)", "[lesson06]") {
   Generator gen(4);
-  EncoderDecoder model({.source_vocabulary = 9, .target_vocabulary = 7, .embedding = 3, .hidden = 5},
-                       gen);
+  EncoderDecoder model(
+      {.source_vocabulary = 9, .target_vocabulary = 7, .embedding = 3, .hidden = 5}, gen);
   model.to(kFloat64);
   const Batch both = make_batch({{4, 5, 6, 7, 8}, {8, 4}}, {{4, 5, 6}, {6, 5}});
   const Batch alone = make_batch({{8, 4}}, {{6, 5}});
@@ -189,7 +199,8 @@ TEST_CASE("the loss is the mean cross-entropy over the real target tokens", "[le
   for (auto [b, i] : {std::pair<Index, Index>{0, 0}, {0, 1}, {1, 0}}) {
     double norm = 0;
     for (Index v = 0; v < 4; ++v) norm += std::exp(logits.data().at({b, i, v}));
-    total -= logits.data().at({b, i, static_cast<Index>(target.data().at({b, i}))}) - std::log(norm);
+    total -=
+        logits.data().at({b, i, static_cast<Index>(target.data().at({b, i}))}) - std::log(norm);
   }
   CHECK_THAT(sequence_loss(logits, target).item(), WithinAbs(total / 3, 1e-12));
 }
@@ -205,7 +216,8 @@ TEST_CASE("beam search of width 1 is greedy decoding, token for token", "[lesson
     REQUIRE(greedy.size() == 8);
     for (std::size_t i : rows) {
       const Batch one = date_batch(task, task.test, {i});
-      const Decoded beam = beam_search(model, one.source, one.source_mask, {.width = 1, .max_length = 12});
+      const Decoded beam =
+          beam_search(model, one.source, one.source_mask, {.width = 1, .max_length = 12});
       CHECK(beam.tokens == greedy[i].tokens);
       CHECK(beam.finished == greedy[i].finished);
       CHECK_THAT(beam.log_probability, WithinAbs(greedy[i].log_probability, 1e-4));
@@ -240,9 +252,11 @@ TEST_CASE("the length penalty decides between a short and a long output", "[less
   // wins; per token (length 1 against 2) "a" does: log 0.475 / 2 > log 0.5.
   MarkovModel model({{Vocabulary::kBos, {0.5, 0.5, 0.0}}, {MarkovModel::kA, {0.95, 0.025, 0.025}}});
   const Batch b = one_source();
-  CHECK(beam_search(model, b.source, b.source_mask, {.width = 2, .max_length = 5, .length_penalty = 0})
+  CHECK(beam_search(model, b.source, b.source_mask,
+                    {.width = 2, .max_length = 5, .length_penalty = 0})
             .tokens.empty());
-  CHECK(beam_search(model, b.source, b.source_mask, {.width = 2, .max_length = 5, .length_penalty = 1})
+  CHECK(beam_search(model, b.source, b.source_mask,
+                    {.width = 2, .max_length = 5, .length_penalty = 1})
             .tokens == TokenIds{MarkovModel::kA});
 }
 
@@ -272,15 +286,17 @@ TEST_CASE("training lowers the loss, logs every epoch and keeps its budget", "[l
   for (const DateExample& e : task.train) lengths.push_back(static_cast<Index>(e.input.size()));
   auto batches = [&] {
     std::vector<Batch> out;
-    for (const auto& rows : length_sorted_batches(lengths, 50, gen)) out.push_back(date_batch(task, task.train, rows));
+    for (const auto& rows : length_sorted_batches(lengths, 50, gen))
+      out.push_back(date_batch(task, task.train, rows));
     return out;
   };
   int validations = 0;
   auto validate = [&] { return ++validations * 0.1; };
-  const std::string log = (std::filesystem::temp_directory_path() / "attend_lesson06_training.csv").string();
-  TrainingResult r = train(model, batches, validate,
-                           {.max_epochs = 4, .seconds = 600, .learning_rate = 1e-2, .stop_at = 0.3,
-                            .log_path = log});
+  const std::string log =
+      (std::filesystem::temp_directory_path() / "attend_lesson06_training.csv").string();
+  TrainingResult r = train(
+      model, batches, validate,
+      {.max_epochs = 4, .seconds = 600, .learning_rate = 1e-2, .stop_at = 0.3, .log_path = log});
   CHECK(r.epochs == 3);  // validation reached 0.3 after the third epoch
   CHECK(r.reached_target);
   CHECK(r.steps == 18);  // 6 batches of 50 per epoch
@@ -302,17 +318,18 @@ TEST_CASE("training lowers the loss, logs every epoch and keeps its budget", "[l
 }
 
 TEST_CASE("exact match, and accuracy by input length and by format", "[lesson06]") {
-  std::vector<DateExample> examples = {data::make_date(2015, 3, 3, 1),    // "3/3/15"      6
-                                       data::make_date(2015, 3, 3, 10),   // "20150303"    8
-                                       data::make_date(2015, 3, 3, 6),    // "03.03.2015" 10
-                                       data::make_date(2015, 3, 3, 0)};   // 21 characters
+  std::vector<DateExample> examples = {data::make_date(2015, 3, 3, 1),   // "3/3/15"      6
+                                       data::make_date(2015, 3, 3, 10),  // "20150303"    8
+                                       data::make_date(2015, 3, 3, 6),   // "03.03.2015" 10
+                                       data::make_date(2015, 3, 3, 0)};  // 21 characters
   REQUIRE(examples[3].input.size() == 21);
   const std::vector<std::string> predictions = {"2015-03-03", "2015-03-30", "2015-03-03",
                                                 "2015-03-03"};
   CHECK(exact_match(examples, predictions) == 0.75);
   const std::vector<LengthBucket> buckets = accuracy_by_length(examples, predictions);
   REQUIRE(buckets.size() == 3);
-  CHECK((buckets[0].low == 6 && buckets[0].high == 9 && buckets[0].count == 2 && buckets[0].correct == 1));
+  CHECK((buckets[0].low == 6 && buckets[0].high == 9 && buckets[0].count == 2 &&
+         buckets[0].correct == 1));
   CHECK((buckets[1].low == 10 && buckets[1].high == 13 && buckets[1].count == 1));
   CHECK((buckets[2].low == 18 && buckets[2].high == 21 && buckets[2].correct == 1));
   CHECK(buckets[0].accuracy() == 0.5);

@@ -21,8 +21,12 @@ namespace {
 AttentionSeq2Seq tiny_model(std::uint64_t seed, Scoring scoring = Scoring::kAdditive,
                             Readout readout = Readout::kMaxout, Index vocabulary = 8) {
   Generator gen(seed);
-  return AttentionSeq2Seq({.source_vocabulary = vocabulary, .target_vocabulary = vocabulary,
-                           .embedding = 3, .hidden = 4, .attention = 5, .maxout = 3},
+  return AttentionSeq2Seq({.source_vocabulary = vocabulary,
+                           .target_vocabulary = vocabulary,
+                           .embedding = 3,
+                           .hidden = 4,
+                           .attention = 5,
+                           .maxout = 3},
                           scoring, readout, gen);
 }
 
@@ -48,7 +52,9 @@ std::vector<std::vector<double>> one_hot_rows(const std::vector<int>& positions,
   return rows;
 }
 
-Words words(std::initializer_list<const char*> list) { return Words(list.begin(), list.end()); }
+Words words(std::initializer_list<const char*> list) {
+  return Words(list.begin(), list.end());
+}
 
 }  // namespace
 
@@ -56,8 +62,8 @@ TEST_CASE("gradcheck of the whole attention model, with padding", "[lesson07][gr
   for (Scoring scoring : {Scoring::kAdditive, Scoring::kGeneral}) {
     for (Readout readout : {Readout::kMaxout, Readout::kLinear}) {
       for (std::uint64_t seed : {1, 2}) {
-        INFO(scoring_name(scoring) << " scoring, " << readout_name(readout) << " readout, seed "
-                                   << seed);
+        INFO(scoring_name(scoring)
+             << " scoring, " << readout_name(readout) << " readout, seed " << seed);
         AttentionSeq2Seq model = tiny_model(seed, scoring, readout);
         model.to(kFloat64);
         GradcheckResult r = lesson06::gradcheck_model(model, lesson06::tiny_batch(8));
@@ -76,7 +82,7 @@ TEST_CASE("the maxout deep output by hand", "[lesson07]") {
   model.to(kFloat64);
   REQUIRE(model.deep_output);
   Generator gen(10);
-  const Tensor features = randn({2, 4 + 8 + 3}, gen, kFloat64);  // [s_(i-1); c_i; E y_(i-1)]
+  const Tensor features = randn({2, 4 + 8 + 3}, gen, kFloat64);   // [s_(i-1); c_i; E y_(i-1)]
   const NDArray t_tilde = (*model.deep_output)(features).data();  // [2, 6]
   NDArray t = NDArray::zeros({2, 3}, kFloat64);
   for (Index b = 0; b < 2; ++b)
@@ -124,7 +130,8 @@ TEST_CASE("attention rows sum to 1 and padded positions get exactly 0", "[lesson
   }
   const std::vector<Decoded> decoded =
       lesson06::greedy_decode(model, batch.source, batch.source_mask, 6);
-  for (const std::vector<double>& alpha : decoded[1].weights) CHECK((alpha[3] == 0.0 && alpha[4] == 0.0));
+  for (const std::vector<double>& alpha : decoded[1].weights)
+    CHECK((alpha[3] == 0.0 && alpha[4] == 0.0));
 }
 
 TEST_CASE("the invariant check itself catches a bad row and a masked weight", "[lesson07]") {
@@ -135,7 +142,8 @@ TEST_CASE("the invariant check itself catches a bad row and a masked weight", "[
   CHECK(lesson06::check_attention(good, mask).largest_masked_weight == 0.0);
   CHECK(lesson06::check_attention(good, mask).largest_row_sum_error == 0.0);
   CHECK_THAT(lesson06::check_attention(leaks, mask).largest_masked_weight, WithinAbs(0.05, 1e-15));
-  CHECK_THAT(lesson06::check_attention(short_row, mask).largest_row_sum_error, WithinAbs(0.25, 1e-15));
+  CHECK_THAT(lesson06::check_attention(short_row, mask).largest_row_sum_error,
+             WithinAbs(0.25, 1e-15));
   CHECK_THAT(error_message([&] { lesson06::check_attention(Tensor(), mask); }),
              Contains("no attention"));
 }
@@ -149,9 +157,11 @@ TEST_CASE("a padded sentence gives what it gives alone, attention included", "[l
   const lesson06::TeacherForced single = lesson06::teacher_forced(model, alone);
   for (Index i = 0; i < 3; ++i) {
     for (Index v = 0; v < 9; ++v)
-      CHECK_THAT(batched.logits.data().at({1, i, v}), WithinAbs(single.logits.data().at({0, i, v}), 1e-12));
+      CHECK_THAT(batched.logits.data().at({1, i, v}),
+                 WithinAbs(single.logits.data().at({0, i, v}), 1e-12));
     for (Index j = 0; j < 3; ++j)
-      CHECK_THAT(batched.weights.data().at({1, i, j}), WithinAbs(single.weights.data().at({0, i, j}), 1e-12));
+      CHECK_THAT(batched.weights.data().at({1, i, j}),
+                 WithinAbs(single.weights.data().at({0, i, j}), 1e-12));
   }
 }
 
@@ -179,13 +189,16 @@ TEST_CASE("beam search of width 1 is greedy decoding, token for token (attention
       Generator gen(seed);
       AttentionSeq2Seq model({.source_vocabulary = task.source_vocabulary.size(),
                               .target_vocabulary = task.target_vocabulary.size(),
-                              .embedding = 4, .hidden = 6, .attention = 5, .maxout = 4},
+                              .embedding = 4,
+                              .hidden = 6,
+                              .attention = 5,
+                              .maxout = 4},
                              scoring, seed == 1 ? Readout::kMaxout : Readout::kLinear, gen);
       const std::vector<Decoded> greedy = decode_dates(model, task, task.test, 10);
       for (std::size_t i = 0; i < 10; ++i) {
         const Batch one = lesson06::date_batch(task, task.test, {i});
-        const Decoded beam =
-            lesson06::beam_search(model, one.source, one.source_mask, {.width = 1, .max_length = 12});
+        const Decoded beam = lesson06::beam_search(model, one.source, one.source_mask,
+                                                   {.width = 1, .max_length = 12});
         CHECK(beam.tokens == greedy[i].tokens);
         REQUIRE(beam.weights.size() == greedy[i].weights.size());
         for (std::size_t k = 0; k < beam.weights.size(); ++k)
@@ -218,7 +231,9 @@ TEST_CASE("alignment accuracy on hand-built attention", "[lesson07]") {
   std::vector<std::vector<double>> tie = one_hot_rows(right, 6);
   tie[0] = {0, 0, 0, 0.5, 0.5, 0};
   CHECK(alignment_accuracy({e}, {tie}).hits == 7);
-  CHECK_THAT(error_message([&] { alignment_accuracy({e, e}, {tie}); }),
+  CHECK_THAT(error_message([&] {
+               alignment_accuracy({e, e}, {tie});
+             }),
              Contains("2 examples and 1"));
 }
 
@@ -270,9 +285,9 @@ TEST_CASE("BLEU: orders without matches, smoothing, and corpus sums", "[lesson07
 
   // Corpus BLEU sums the counts before dividing. Sentence 1 perfect (4 words), sentence 2
   // "a b" against "a c": p1 = (4 + 1) / (4 + 2), p2 = (3 + 0) / (3 + 1), c = r = 6.
-  const Bleu corpus = corpus_bleu({words({"w", "x", "y", "z"}), words({"a", "b"})},
-                                  {words({"w", "x", "y", "z"}), words({"a", "c"})},
-                                  {.max_order = 2});
+  const Bleu corpus =
+      corpus_bleu({words({"w", "x", "y", "z"}), words({"a", "b"})},
+                  {words({"w", "x", "y", "z"}), words({"a", "c"})}, {.max_order = 2});
   CHECK_THAT(corpus.score, WithinRel(std::sqrt(5.0 / 6 * 3.0 / 4), 1e-12));
   // ... which is not the mean of the two sentences' BLEU (1 and 0).
   CHECK(corpus.score != 0.5);

@@ -12,7 +12,9 @@ using Catch::Matchers::Contains;
 namespace {
 
 // Batch of 2: the first sequence has 4 real keys, the second 2 (then padding).
-Tensor key_mask() { return Tensor(f64({1, 1, 1, 1, 1, 1, 0, 0}, {2, 4})); }
+Tensor key_mask() {
+  return Tensor(f64({1, 1, 1, 1, 1, 1, 0, 0}, {2, 4}));
+}
 
 std::vector<Tensor> with_parameters(std::vector<Tensor> inputs, const nn::Module& m) {
   for (const Tensor& p : m.parameters()) inputs.push_back(p);
@@ -48,11 +50,14 @@ TEST_CASE("dot and scaled dot scores, and the dimension pitfall", "[nn]") {
   Tensor q(f64({1, 2, 0, 1}, {1, 2, 2})), k(f64({3, 4, 1, 0, 2, 2}, {1, 3, 2}));
   // q0 = (1,2): 3+8, 1, 2+4
   check_close(nn::dot_score(q, k).data(), f64({11, 1, 6, 4, 0, 2}, {1, 2, 3}));
-  check_close(nn::scaled_dot_score(q, k).data(), f64({11, 1, 6, 4, 0, 2}, {1, 2, 3}) / std::sqrt(2.0), 1e-12);
+  check_close(nn::scaled_dot_score(q, k).data(),
+              f64({11, 1, 6, 4, 0, 2}, {1, 2, 3}) / std::sqrt(2.0), 1e-12);
   Tensor wide = zeros({1, 3, 5}, kFloat64);
   CHECK_THAT(error_message([&] { nn::dot_score(q, wide); }),
              Contains("dot_score: query size 2 and key size 5 differ"));
-  CHECK_THAT(error_message([&] { nn::dot_score(zeros({2, 2}, kFloat64), k); }),
+  CHECK_THAT(error_message([&] {
+               nn::dot_score(zeros({2, 2}, kFloat64), k);
+             }),
              Contains("dot_score: queries must be [B, T, D], got [2,2]"));
 }
 
@@ -70,7 +75,8 @@ TEST_CASE("general and additive scores accept different query and key sizes", "[
                additive.key_projection.bias.data();
   NDArray v = additive.to_score.weight.data();
   double expected = 0;
-  for (Index a = 0; a < 7; ++a) expected += v.at({0, a}) * std::tanh(wq.at({1, 2, a}) + uk.at({1, 4, a}));
+  for (Index a = 0; a < 7; ++a)
+    expected += v.at({0, a}) * std::tanh(wq.at({1, 2, a}) + uk.at({1, 4, a}));
   CHECK_THAT(s.at({1, 2, 4}), Catch::Matchers::WithinAbs(expected, 1e-5));
   CHECK(additive.parameter_count() == 3 * 7 + 5 * 7 + 7 + 7);
 }
@@ -81,7 +87,9 @@ TEST_CASE("attend returns weights @ values", "[nn]") {
   nn::Attended a = nn::attend(scores, values, key_mask());
   CHECK(a.context.shape() == Shape{2, 3, 5});
   check_close(a.context.data(), matmul(a.weights.data(), values.data()), 1e-12);
-  CHECK_THAT(error_message([&] { nn::attend(scores, randn({2, 5, 5}, gen, kFloat64)); }),
+  CHECK_THAT(error_message([&] {
+               nn::attend(scores, randn({2, 5, 5}, gen, kFloat64));
+             }),
              Contains("attend: scores [2,3,4] do not match values [2,5,5]"));
 }
 
@@ -102,14 +110,20 @@ TEST_CASE("gradcheck of every scoring function with a mask", "[nn][gradcheck]") 
   Tensor v = randn({2, 4, 2}, gen, kFloat64).requires_grad_();
   Tensor mask = key_mask();
   SECTION("dot") {
-    auto r = gradcheck([&](const std::vector<Tensor>& in) { return nn::attend(nn::dot_score(in[0], in[1]), in[2], mask).context; },
-                       {q, k, v});
+    auto r = gradcheck(
+        [&](const std::vector<Tensor>& in) {
+          return nn::attend(nn::dot_score(in[0], in[1]), in[2], mask).context;
+        },
+        {q, k, v});
     INFO(r.report);
     CHECK(r.ok);
   }
   SECTION("scaled dot") {
-    auto r = gradcheck([&](const std::vector<Tensor>& in) { return nn::attend(nn::scaled_dot_score(in[0], in[1]), in[2], mask).context; },
-                       {q, k, v});
+    auto r = gradcheck(
+        [&](const std::vector<Tensor>& in) {
+          return nn::attend(nn::scaled_dot_score(in[0], in[1]), in[2], mask).context;
+        },
+        {q, k, v});
     INFO(r.report);
     CHECK(r.ok);
   }
@@ -117,8 +131,11 @@ TEST_CASE("gradcheck of every scoring function with a mask", "[nn][gradcheck]") 
     nn::GeneralScore general(4, 3, gen);
     general.to(kFloat64);
     Tensor k3 = randn({2, 4, 3}, gen, kFloat64).requires_grad_();
-    auto r = gradcheck([&](const std::vector<Tensor>& in) { return nn::attend(general.forward(in[0], in[1]), in[2], mask).weights; },
-                       with_parameters({q, k3, v}, general));
+    auto r = gradcheck(
+        [&](const std::vector<Tensor>& in) {
+          return nn::attend(general.forward(in[0], in[1]), in[2], mask).weights;
+        },
+        with_parameters({q, k3, v}, general));
     INFO(r.report);
     CHECK(r.ok);
   }
@@ -126,8 +143,11 @@ TEST_CASE("gradcheck of every scoring function with a mask", "[nn][gradcheck]") 
     nn::AdditiveScore additive(4, 3, 5, gen);
     additive.to(kFloat64);
     Tensor k3 = randn({2, 4, 3}, gen, kFloat64).requires_grad_();
-    auto r = gradcheck([&](const std::vector<Tensor>& in) { return nn::attend(additive.forward(in[0], in[1]), in[2], mask).context; },
-                       with_parameters({q, k3, v}, additive));
+    auto r = gradcheck(
+        [&](const std::vector<Tensor>& in) {
+          return nn::attend(additive.forward(in[0], in[1]), in[2], mask).context;
+        },
+        with_parameters({q, k3, v}, additive));
     INFO(r.report);
     CHECK(r.ok);
   }

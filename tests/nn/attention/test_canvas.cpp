@@ -15,7 +15,8 @@ CanvasGenerator shapes_generator(CanvasOptions options = {}) {
 float brightest(const NDArray& image, Index x, Index y) {
   const Index side = image.size(2);
   const float* p = image.data<float>();
-  return std::max({p[(0 * side + y) * side + x], p[(1 * side + y) * side + x], p[(2 * side + y) * side + x]});
+  return std::max(
+      {p[(0 * side + y) * side + x], p[(1 * side + y) * side + x], p[(2 * side + y) * side + x]});
 }
 }  // namespace
 
@@ -67,7 +68,8 @@ TEST_CASE("captions name the objects in layout order and words point at objects"
     for (std::size_t w = 0; w < e.words.size(); ++w) {
       const int obj = e.word_object[w];
       if (obj < 0) {
-        CHECK((e.words[w] == "a" || e.words[w] == "left" || e.words[w] == "of" || e.words[w] == "above"));
+        CHECK((e.words[w] == "a" || e.words[w] == "left" || e.words[w] == "of" ||
+               e.words[w] == "above"));
         continue;
       }
       const CanvasObject& o = e.objects[static_cast<std::size_t>(obj)];
@@ -99,10 +101,13 @@ TEST_CASE("canvas splits are reproducible, vocabularies are complete, bad option
   check_close(a.test[2].image, b.test[2].image, 0);
   std::vector<std::string> vocabulary = train.caption_words();
   for (const auto& e : a.train)
-    for (const auto& w : e.words) CHECK(std::find(vocabulary.begin(), vocabulary.end(), w) != vocabulary.end());
-  CHECK(caption_nouns({"T-shirt/top", "Ankle boot", "Bag"}) == std::vector<std::string>{"t-shirt", "boot", "bag"});
-  CHECK_THAT(error_message([] { shapes_generator({.size = 40, .max_objects = 3}); }),
-             Contains("3 items of at least 18 pixels do not fit side by side on a 40-pixel canvas"));
+    for (const auto& w : e.words)
+      CHECK(std::find(vocabulary.begin(), vocabulary.end(), w) != vocabulary.end());
+  CHECK(caption_nouns({"T-shirt/top", "Ankle boot", "Bag"}) ==
+        std::vector<std::string>{"t-shirt", "boot", "bag"});
+  CHECK_THAT(
+      error_message([] { shapes_generator({.size = 40, .max_objects = 3}); }),
+      Contains("3 items of at least 18 pixels do not fit side by side on a 40-pixel canvas"));
   CanvasGenerator plain = shapes_generator({.colors = false});
   Generator gen(4);
   for (int n = 0; n < 20; ++n)
@@ -121,13 +126,15 @@ TEST_CASE("a layout is never ambiguous: 'left of' pairs share a row, 'above' pai
       if (e.words[w] != "left" && e.words[w] != "above") continue;
       // The objects named just before and just after the relation word.
       const Box& first = e.objects[static_cast<std::size_t>(e.word_object[w - 1])].box;
-      const Box& second = e.objects[static_cast<std::size_t>(e.word_object[w + (e.words[w] == "left" ? 3 : 2)])].box;
+      const Box& second =
+          e.objects[static_cast<std::size_t>(e.word_object[w + (e.words[w] == "left" ? 3 : 2)])]
+              .box;
       if (e.words[w] == "left") {
-        CHECK(first.x1 <= second.x0);                               // left of...
-        CHECK((first.y0 < second.y1 && second.y0 < first.y1));      // ...and not above or below
+        CHECK(first.x1 <= second.x0);                           // left of...
+        CHECK((first.y0 < second.y1 && second.y0 < first.y1));  // ...and not above or below
       } else {
-        CHECK(first.y1 <= second.y0);                               // above...
-        CHECK((first.x0 < second.x1 && second.x0 < first.x1));      // ...and not left or right
+        CHECK(first.y1 <= second.y0);                           // above...
+        CHECK((first.x0 < second.x1 && second.x0 < first.x1));  // ...and not left or right
       }
       ++pairs;
     }
@@ -152,8 +159,12 @@ TEST_CASE("options.classes restricts the items, the nouns and the caption words"
       CHECK((o.label == 8 || o.label == 1));
       CHECK(o.noun == some.noun_of_class(o.label));
     }
-  CHECK_THAT(error_message([] { shapes_generator({.classes = {3, 10}}); }),
+  CHECK_THAT(error_message([] {
+               shapes_generator({.classes = {3, 10}});
+             }),
              Contains("class 10 does not exist (10 classes)"));
-  CHECK_THAT(error_message([] { shapes_generator({.classes = {3, 3}}); }),
+  CHECK_THAT(error_message([] {
+               shapes_generator({.classes = {3, 3}});
+             }),
              Contains("class 3 is listed twice"));
 }

@@ -11,15 +11,16 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const std::vector<std::string> kMonthNames = {"january", "february", "march",     "april",
-                                              "may",     "june",     "july",      "august",
-                                              "september", "october", "november", "december"};
+const std::vector<std::string> kMonthNames = {"january",   "february", "march",    "april",
+                                              "may",       "june",     "july",     "august",
+                                              "september", "october",  "november", "december"};
 
 // Reads back what a span holds: a number (with an optional st/nd/rd/th suffix), or a month
 // name or its first three letters.
 int parse_piece(const std::string& text) {
   for (std::size_t m = 0; m < kMonthNames.size(); ++m)
-    if (text == kMonthNames[m] || text == kMonthNames[m].substr(0, 3)) return static_cast<int>(m) + 1;
+    if (text == kMonthNames[m] || text == kMonthNames[m].substr(0, 3))
+      return static_cast<int>(m) + 1;
   std::size_t digits = 0;
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
   REQUIRE(digits > 0);
@@ -29,7 +30,8 @@ int parse_piece(const std::string& text) {
 }
 
 std::string piece(const DateExample& e, const Span& s) {
-  return e.input.substr(static_cast<std::size_t>(s.begin), static_cast<std::size_t>(s.end - s.begin));
+  return e.input.substr(static_cast<std::size_t>(s.begin),
+                        static_cast<std::size_t>(s.end - s.begin));
 }
 
 }  // namespace
@@ -52,7 +54,8 @@ TEST_CASE("dates: every format, round trip through the source spans", "[nn]") {
       CHECK(year == e.output.substr(2, 2));
     else
       CHECK(year == e.output.substr(0, 4));
-    for (int i = 1; i < 4; ++i) CHECK((e.source[i].begin == e.source[0].begin && e.source[i].end == e.source[0].end));
+    for (int i = 1; i < 4; ++i)
+      CHECK((e.source[i].begin == e.source[0].begin && e.source[i].end == e.source[0].end));
     CHECK(parse_piece(piece(e, e.source[5])) == e.month);
     CHECK(parse_piece(piece(e, e.source[8])) == e.day);
     // The three spans do not overlap.
@@ -71,8 +74,10 @@ TEST_CASE("dates: weekdays, ordinals and known examples", "[nn]") {
   CHECK(make_date(2011, 11, 11, 7).input == "the 11th of november, 2011");
   CHECK(make_date(2022, 8, 22, 3).input == "august 22nd, 2022");
   CHECK(make_date(2024, 2, 29, 10).input == "20240229");  // a leap day
-  CHECK_THAT(error_message([] { make_date(2023, 2, 29, 0); }), Contains("2023-2-29 is not a valid date"));
-  CHECK_THAT(error_message([] { make_date(2015, 3, 3, kDateFormats); }), Contains("format 14 is not one of"));
+  CHECK_THAT(error_message([] { make_date(2023, 2, 29, 0); }),
+             Contains("2023-2-29 is not a valid date"));
+  CHECK_THAT(error_message([] { make_date(2015, 3, 3, kDateFormats); }),
+             Contains("format 14 is not one of"));
   CHECK_THAT(error_message([] { make_date(1900, 1, 1, 0); }), Contains("year 1900 is outside"));
 }
 
@@ -105,6 +110,8 @@ TEST_CASE("vocabulary: ids, specials, round trips and padding", "[nn]") {
         std::vector<std::string>{"ich", "habe", "keinen", "platz", "dafür", "."});
   Vocabulary words;
   words.add("hallo");
-  CHECK(words.decode_words(words.encode_words({"hallo", "welt"})) == std::vector<std::string>{"hallo", "<unk>"});
-  CHECK_THAT(error_message([&] { chars.token(99); }), Contains("vocabulary: id 99 is not in 0..14"));
+  CHECK(words.decode_words(words.encode_words({"hallo", "welt"})) ==
+        std::vector<std::string>{"hallo", "<unk>"});
+  CHECK_THAT(error_message([&] { chars.token(99); }),
+             Contains("vocabulary: id 99 is not in 0..14"));
 }

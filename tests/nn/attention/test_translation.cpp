@@ -17,11 +17,14 @@ TEST_CASE("freedict entries: clean sentence pairs are kept, the rest dropped", "
   CHECK(p.target == "I'm freezing.");
   // Not sentences, too short, too long, or with brackets: dropped.
   CHECK(parse_freedict_entry("frieren /fr/ <v>\nto freeze\n", 10).source.empty());
-  CHECK(parse_freedict_entry("Ich friere. /ɪç/\nI am freezing.\n", 10).source.empty());  // 2 German words
+  CHECK(parse_freedict_entry("Ich friere. /ɪç/\nI am freezing.\n", 10)
+            .source.empty());  // 2 German words
   CHECK(parse_freedict_entry("Das ist ein sehr langer Satz mit zu vielen Wörtern. /x/\n"
-                             "This is a very long sentence with far too many words.\n", 8)
+                             "This is a very long sentence with far too many words.\n",
+                             8)
             .source.empty());
-  CHECK(parse_freedict_entry("Er kam (spät) nach Hause. /x/\nHe came home late.\n", 10).source.empty());
+  CHECK(parse_freedict_entry("Er kam (spät) nach Hause. /x/\nHe came home late.\n", 10)
+            .source.empty());
   CHECK(parse_freedict_entry("only one line.", 10).source.empty());
 }
 
@@ -33,7 +36,8 @@ TEST_CASE("sentence pairs split reproducibly", "[nn]") {
   CHECK(a.validation.size() == 3);
   CHECK(a.test.size() == 4);
   CHECK(a.test[0].source == b.test[0].source);
-  CHECK_THAT(error_message([&] { split_pairs(pairs, 10, 10, 0); }), Contains("leave nothing to train on"));
+  CHECK_THAT(error_message([&] { split_pairs(pairs, 10, 10, 0); }),
+             Contains("leave nothing to train on"));
   CHECK_THAT(error_message([] { load_freedict_sentences("/nonexistent"); }),
              Contains("sudo apt-get install dict-freedict-deu-eng"));
 }
@@ -46,6 +50,7 @@ TEST_CASE("the installed German-English dictionary yields thousands of pairs", "
   std::vector<SentencePair> pairs = load_freedict_sentences();
   CHECK(pairs.size() > 5000);
   bool found = false;
-  for (const auto& p : pairs) found = found || (p.source == "Mir ist eiskalt." && p.target == "I'm freezing.");
+  for (const auto& p : pairs)
+    found = found || (p.source == "Mir ist eiskalt." && p.target == "I'm freezing.");
   CHECK(found);
 }

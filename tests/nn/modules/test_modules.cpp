@@ -81,11 +81,15 @@ TEST_CASE("Linear computes x W^T + b and checks shapes", "[nn]") {
   NDArray w = fc.weight.data(), b = fc.bias.data();
   NDArray y = fc(x).data();
   for (Index j = 0; j < 2; ++j)
-    CHECK_THAT(y.at({0, j}), Catch::Matchers::WithinAbs(
-                                 w.at({j, 0}) + 2 * w.at({j, 1}) + 3 * w.at({j, 2}) + b.at({j}), 1e-12));
+    CHECK_THAT(y.at({0, j}),
+               Catch::Matchers::WithinAbs(
+                   w.at({j, 0}) + 2 * w.at({j, 1}) + 3 * w.at({j, 2}) + b.at({j}), 1e-12));
   // PyTorch's default initialisation bound 1/sqrt(in).
-  for (double v : nn::Linear(100, 50, true, gen).weight.data().to_vector()) CHECK(std::abs(v) <= 0.1);
-  CHECK_THAT(error_message([&] { fc(Tensor(f64({1, 2}, {1, 2}))); }),
+  for (double v : nn::Linear(100, 50, true, gen).weight.data().to_vector())
+    CHECK(std::abs(v) <= 0.1);
+  CHECK_THAT(error_message([&] {
+               fc(Tensor(f64({1, 2}, {1, 2})));
+             }),
              Contains("linear: input [1,2] does not end in in_features 3 of weight [2,3]"));
 }
 
@@ -99,7 +103,7 @@ TEST_CASE("Embedding looks rows up and never updates the padding row", "[nn]") {
   sum(e * e).backward();
   NDArray g = emb.weight.grad().data();
   for (Index d = 0; d < 3; ++d) {
-    CHECK(g.at({0, d}) == 0.0);                                          // padding: no gradient
+    CHECK(g.at({0, d}) == 0.0);                                   // padding: no gradient
     CHECK(g.at({2, d}) == 2 * 2 * emb.weight.data().at({2, d}));  // used twice, d(x^2) = 2x
   }
   CHECK_THAT(error_message([&] { nn::Embedding(3, 2, 3, gen); }), Contains("padding_idx 3"));
@@ -130,19 +134,25 @@ TEST_CASE("LayerNorm gives rows of mean 0 and variance 1 before the affine part"
   NDArray y = norm(x).data();
   for (double m : mean(y, 1).to_vector()) CHECK_THAT(m, Catch::Matchers::WithinAbs(0.0, 1e-12));
   for (double v : mean(y * y, 1).to_vector()) CHECK_THAT(v, Catch::Matchers::WithinAbs(1.0, 1e-4));
-  CHECK_THAT(error_message([&] { norm(randn({2, 5}, gen, kFloat64)); }),
+  CHECK_THAT(error_message([&] {
+               norm(randn({2, 5}, gen, kFloat64));
+             }),
              Contains("layer_norm: input [2,5] needs gamma and beta of shape [5]"));
 }
 
 TEST_CASE("cross_entropy matches the definition, with ignored positions and smoothing", "[nn]") {
   NDArray z = f64({1, 2, 3, 0, 0, 0, 2, -1, 0}, {3, 3});
   Tensor logits(z);
-  auto lse = [](double a, double b, double c) { return std::log(std::exp(a) + std::exp(b) + std::exp(c)); };
+  auto lse = [](double a, double b, double c) {
+    return std::log(std::exp(a) + std::exp(b) + std::exp(c));
+  };
   double l0 = lse(1, 2, 3) - 3, l1 = lse(0, 0, 0) - 0, l2 = lse(2, -1, 0) - 2;
   Tensor t = Tensor(NDArray::from_list({2, 0, 0}, {3}, kInt64));
-  CHECK_THAT(nn::cross_entropy(logits, t).item(), Catch::Matchers::WithinAbs((l0 + l1 + l2) / 3, 1e-12));
+  CHECK_THAT(nn::cross_entropy(logits, t).item(),
+             Catch::Matchers::WithinAbs((l0 + l1 + l2) / 3, 1e-12));
   Tensor ignored = Tensor(NDArray::from_list({2, -100, 0}, {3}, kInt64));
-  CHECK_THAT(nn::cross_entropy(logits, ignored).item(), Catch::Matchers::WithinAbs((l0 + l2) / 2, 1e-12));
+  CHECK_THAT(nn::cross_entropy(logits, ignored).item(),
+             Catch::Matchers::WithinAbs((l0 + l2) / 2, 1e-12));
   CHECK_THAT(nn::cross_entropy(logits, t, {.reduction = nn::Reduction::kSum}).item(),
              Catch::Matchers::WithinAbs(l0 + l1 + l2, 1e-12));
   NDArray per = nn::cross_entropy(logits, ignored, {.reduction = nn::Reduction::kNone}).data();
@@ -152,9 +162,13 @@ TEST_CASE("cross_entropy matches the definition, with ignored positions and smoo
   Tensor first = slice(logits, 0, 0, 1);
   CHECK_THAT(nn::cross_entropy(first, slice(t, 0, 0, 1), {.label_smoothing = 0.3}).item(),
              Catch::Matchers::WithinAbs(smooth0, 1e-12));
-  CHECK_THAT(error_message([&] { nn::cross_entropy(logits, Tensor(NDArray::from_list({3, 0, 0}, {3}, kInt64))); }),
+  CHECK_THAT(error_message([&] {
+               nn::cross_entropy(logits, Tensor(NDArray::from_list({3, 0, 0}, {3}, kInt64)));
+             }),
              Contains("target 3 at position 0 is not a class in 0..2"));
-  CHECK_THAT(error_message([&] { nn::cross_entropy(logits, Tensor(NDArray::from_list({1, 0}, {2}, kInt64))); }),
+  CHECK_THAT(error_message([&] {
+               nn::cross_entropy(logits, Tensor(NDArray::from_list({1, 0}, {2}, kInt64)));
+             }),
              Contains("logits [3,3] need targets of shape [3], got [2]"));
 }
 
@@ -179,7 +193,8 @@ TEST_CASE("gradcheck: Linear, Embedding, LayerNorm, an MLP in Sequential", "[nn]
     nn::Linear fc(4, 3, true, gen);
     fc.to(kFloat64);
     Tensor x = randn({2, 5, 4}, gen, kFloat64).requires_grad_();
-    auto r = gradcheck([&](const std::vector<Tensor>& in) { return fc(in[0]); }, with_parameters({x}, fc));
+    auto r = gradcheck([&](const std::vector<Tensor>& in) { return fc(in[0]); },
+                       with_parameters({x}, fc));
     INFO(r.report);
     CHECK(r.ok);
   }
@@ -187,7 +202,8 @@ TEST_CASE("gradcheck: Linear, Embedding, LayerNorm, an MLP in Sequential", "[nn]
     nn::Embedding emb(6, 3, nn::kNoPadding, gen);
     emb.to(kFloat64);
     Tensor ids = Tensor(NDArray::from_list({5, 1, 1, 0}, {4}, kInt64));
-    auto r = gradcheck([&](const std::vector<Tensor>&) { return emb(ids); }, with_parameters({}, emb));
+    auto r =
+        gradcheck([&](const std::vector<Tensor>&) { return emb(ids); }, with_parameters({}, emb));
     INFO(r.report);
     CHECK(r.ok);
   }
@@ -196,7 +212,8 @@ TEST_CASE("gradcheck: Linear, Embedding, LayerNorm, an MLP in Sequential", "[nn]
     norm.to(kFloat64);
     norm.gamma.data() = NDArray::normal({5}, gen, 1, 0.5, kFloat64);  // not all ones
     Tensor x = randn({3, 5}, gen, kFloat64).requires_grad_();
-    auto r = gradcheck([&](const std::vector<Tensor>& in) { return norm(in[0]); }, with_parameters({x}, norm));
+    auto r = gradcheck([&](const std::vector<Tensor>& in) { return norm(in[0]); },
+                       with_parameters({x}, norm));
     INFO(r.report);
     CHECK(r.ok);
   }
@@ -208,8 +225,9 @@ TEST_CASE("gradcheck: Linear, Embedding, LayerNorm, an MLP in Sequential", "[nn]
     mlp.to(kFloat64);
     Tensor x = randn({6, 3}, gen, kFloat64).requires_grad_();
     Tensor targets = Tensor(NDArray::from_list({0, 3, -100, 1, 2, -100}, {6}, kInt64));
-    auto r = gradcheck([&](const std::vector<Tensor>& in) { return nn::cross_entropy(mlp(in[0]), targets); },
-                       with_parameters({x}, mlp));
+    auto r = gradcheck(
+        [&](const std::vector<Tensor>& in) { return nn::cross_entropy(mlp(in[0]), targets); },
+        with_parameters({x}, mlp));
     INFO(r.report);
     CHECK(r.ok);
   }
