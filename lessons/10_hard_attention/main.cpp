@@ -228,6 +228,10 @@ int run(const Options& o) {
       soft.seconds, o.seeds, hard.seconds, o.seeds, o.out);
 
   t.heading("3. Measuring the differences");
+  t.say(
+      "Greedy captions of the {} test canvases (the hard model reads its most attended\n"
+      "region), {} gradient estimates of f_att at the trained weights, and the time per word.\n",
+      d.splits.test.size(), o.draws);
   Decoder& sd = *soft.decoder;
   Decoder& hd = *hard.decoder;
   hd.context = Decoder::Context::kMostAttended;  // at test time: read the most probable region
