@@ -9,6 +9,13 @@
 
 #include "tensor/error.h"
 
+// Gradients and gradcheck need IEEE arithmetic: NaN and infinity kept (exp(-inf) = 0 in the
+// masked softmax), sums not reordered. The compiler's "fast math" modes give up both, so a
+// build that enables them stops here rather than computing wrong gradients quietly.
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "attend needs IEEE floating point: remove the fast-math / finite-math-only flags"
+#endif
+
 namespace attend {
 
 enum class DType : std::uint8_t { f32, f64, i64 };
