@@ -1,4 +1,5 @@
-// A fresh folder for one test, removed afterwards.
+// What tests that write files share: a fresh folder for one test, removed afterwards, and
+// reading and writing a file's bytes (to truncate or corrupt it).
 #pragma once
 
 #include <unistd.h>
@@ -17,7 +18,7 @@ class ScratchDir {
  public:
   explicit ScratchDir(const std::string& tag)
       : path_(std::filesystem::temp_directory_path() /
-              ("attend-data-" + tag + "-" + std::to_string(::getpid()))) {
+              ("attend-test-" + tag + "-" + std::to_string(::getpid()))) {
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
@@ -29,6 +30,12 @@ class ScratchDir {
   ScratchDir& operator=(const ScratchDir&) = delete;
   const std::filesystem::path& path() const { return path_; }
   std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::vector<std::string> listing() const {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(path_))
+      names.push_back(entry.path().filename().string());
+    return names;
+  }
 
  private:
   std::filesystem::path path_;
