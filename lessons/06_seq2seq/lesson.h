@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "attend.h"
+#include "lessons/common/transcript.h"
 
 namespace attend::lesson06 {
 
@@ -231,6 +232,11 @@ struct TrainingResult {
 // gives one epoch's batches; `validate` scores the model (e.g. exact match) after each epoch.
 TrainingResult train(Seq2SeqModel& model, const std::function<std::vector<Batch>()>& batches,
                      const std::function<double()>& validate, const TrainingOptions& options);
+
+// Prints one line per epoch (training loss, validation exact match) and how the training
+// ended, and draws both curves into `png` (lessons 06 and 07 train on dates the same way).
+void report_date_training(lessons::Transcript& t, const TrainingResult& r, const std::string& png,
+                          const std::string& title);
 
 // Teacher-forced scores on held-out batches, without recording a graph: the mean
 // cross-entropy per real target token, and the share of those tokens that are the most

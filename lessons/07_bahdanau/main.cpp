@@ -156,25 +156,8 @@ TrainingResult section_training(Transcript& t, AttentionSeq2Seq& model, const Da
                                             .stop_at = o.stop_at,
                                             .log_path = o.out + "/training_dates.csv",
                                             .label = "dates"});
-  for (int e = 0; e < r.epochs; ++e)
-    t.say("  epoch {:2}  train loss {:.4f}  validation exact match {:.1f}%\n", e + 1,
-          r.train_loss[static_cast<std::size_t>(e)],
-          100 * r.validation_score[static_cast<std::size_t>(e)]);
-  t.say("{} steps in {:.1f} s ({}).\n", r.steps, r.seconds,
-        r.reached_target ? "reached the validation target"
-        : r.out_of_time  ? "stopped by the time budget"
-                         : "all epochs done");
-  viz::Series loss{"train loss (mean per token)"}, accuracy{"validation exact match"};
-  accuracy.right_axis = true;
-  for (int e = 0; e < r.epochs; ++e) {
-    loss.add(e + 1, r.train_loss[static_cast<std::size_t>(e)]);
-    accuracy.add(e + 1, r.validation_score[static_cast<std::size_t>(e)]);
-  }
-  viz::plot_curves(o.out + "/training_dates.png", {loss, accuracy},
-                   {.title = "Lesson 07: dates with attention",
-                    .x_label = "epoch",
-                    .y_label = "cross-entropy",
-                    .y2_label = "exact match"});
+  lesson06::report_date_training(t, r, o.out + "/training_dates.png",
+                                 "Lesson 07: dates with attention");
   return r;
 }
 
