@@ -151,8 +151,12 @@ void col2im(const ConvShape& s, const T* dcols, T* dx) {
           if (oh < rows.first || oh >= rows.last) continue;
           T* row = dx + (c * s.height + oh * s.stride - s.padding + u) * s.width;
           const Index shift = v - s.padding;
-          for (Index ow = cols_in.first; ow < cols_in.last; ++ow)
-            row[ow * s.stride + shift] += src[ow];
+          if (s.stride == 1) {  // a contiguous piece of the row: a vectorised add
+            for (Index ow = cols_in.first; ow < cols_in.last; ++ow) row[ow + shift] += src[ow];
+          } else {
+            for (Index ow = cols_in.first; ow < cols_in.last; ++ow)
+              row[ow * s.stride + shift] += src[ow];
+          }
         }
       }
     }

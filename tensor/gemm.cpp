@@ -104,13 +104,23 @@ void pack_b(const float* b, Index ldb, bool transposed, Index k0, Index kc, Inde
     if (!transposed) {
       for (Index k = 0; k < kc; ++k) {
         const float* src = b + (k0 + k) * ldb + j0 + s;
+        if (cols == NR) {  // a whole row of the sliver: a fixed-length copy, vectorised
+          std::copy_n(src, NR, dst + k * NR);
+          continue;
+        }
         for (Index j = 0; j < cols; ++j) dst[k * NR + j] = src[j];
         for (Index j = cols; j < NR; ++j) dst[k * NR + j] = 0;
       }
     } else {
-      for (Index j = 0; j < cols; ++j) {
-        const float* src = b + (j0 + s + j) * ldb + k0;
-        for (Index k = 0; k < kc; ++k) dst[k * NR + j] = src[k];
+      // A transpose: column j of the sliver is a row of B. Done kBlock rows of the sliver at a
+      // time, so that the rows being written (kBlock x NR floats) stay in the L1 cache.
+      constexpr Index kBlock = 16;
+      for (Index kb = 0; kb < kc; kb += kBlock) {
+        const Index k_end = std::min(kc, kb + kBlock);
+        for (Index j = 0; j < cols; ++j) {
+          const float* src = b + (j0 + s + j) * ldb + k0;
+          for (Index k = kb; k < k_end; ++k) dst[k * NR + j] = src[k];
+        }
       }
       for (Index k = 0; k < kc; ++k)
         for (Index j = cols; j < NR; ++j) dst[k * NR + j] = 0;

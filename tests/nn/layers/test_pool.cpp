@@ -38,6 +38,7 @@ struct PoolCase {
 
 const std::vector<PoolCase> kCases = {
     {{2, 3, 4, 4}, 2, 2},  // windows side by side
+    {{1, 2, 5, 7}, 2, 2},  // the 2x2 fast path with a leftover row and column
     {{1, 2, 5, 7}, 3, 2},  // overlapping windows, non-square, a leftover row and column
     {{2, 1, 6, 5}, 2, 3},  // gaps between windows
     {{1, 1, 3, 3}, 3, 1},  // a single window
