@@ -152,6 +152,7 @@ void col2im(const ConvShape& s, const T* dcols, T* dx) {
           T* row = dx + (c * s.height + oh * s.stride - s.padding + u) * s.width;
           const Index shift = v - s.padding;
           if (s.stride == 1) {  // a contiguous piece of the row: a vectorised add
+#pragma omp simd
             for (Index ow = cols_in.first; ow < cols_in.last; ++ow) row[ow + shift] += src[ow];
           } else {
             for (Index ow = cols_in.first; ow < cols_in.last; ++ow)
@@ -207,7 +208,10 @@ void conv2d_backward(const ConvShape& s, const T* x, const T* w, const T* gy, T*
         }
         if (db) {  // dL/db[o] += sum over p of g_b[o, p]
           for (Index o = 0; o < O; ++o) {
+            // omp simd: several partial sums in vector lanes, added at the end (a fixed order,
+            // so still reproducible); one scalar chain would wait on each addition.
             T row_sum = 0;
+#pragma omp simd reduction(+ : row_sum)
             for (Index p = 0; p < P; ++p) row_sum += gb[o * P + p];
             chunk_db[o] += row_sum;
           }
