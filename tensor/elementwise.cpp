@@ -126,9 +126,10 @@ NDArray unary(const NDArray& x, std::string_view name, Op op) {
   dispatch_float(x.dtype(), name, [&]<class T>() {
     const T* in = x.data<T>();
     T* o = out.data<T>();
-    const Index n = x.numel();
+    for_each_range(x.numel(), [&](Index begin, Index end) {
 #pragma omp simd
-    for (Index i = 0; i < n; ++i) o[i] = op(in[i]);
+      for (Index i = begin; i < end; ++i) o[i] = op(in[i]);
+    });
   });
   return out;
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "tensor/ndarray.h"
+#include "tensor/parallel.h"
 
 namespace attend {
 
@@ -77,7 +78,8 @@ void copy_(NDArray& dst, const NDArray& src);  // same shape and dtype
 // The lambda is called with float or double values (the arrays' dtype); write it with
 // `auto` parameters. All arrays must have the same shape and dtype. (The simd pragma tells
 // the compiler that the iterations are independent, so it vectorises the loop without a
-// run-time overlap check: the output is always a new array.)
+// run-time overlap check: the output is always a new array. Large arrays are shared out to
+// the threads: see for_each_range in tensor/parallel.h.)
 template <class F>
 NDArray map(const NDArray& x, F f) {
   check_defined(x, "map");
@@ -85,9 +87,10 @@ NDArray map(const NDArray& x, F f) {
   dispatch_float(x.dtype(), "map", [&]<class T>() {
     const T* in = x.data<T>();
     T* o = out.data<T>();
-    const Index n = x.numel();
+    for_each_range(x.numel(), [&](Index begin, Index end) {
 #pragma omp simd
-    for (Index i = 0; i < n; ++i) o[i] = static_cast<T>(f(in[i]));
+      for (Index i = begin; i < end; ++i) o[i] = static_cast<T>(f(in[i]));
+    });
   });
   return out;
 }
@@ -103,9 +106,10 @@ NDArray map(const NDArray& a, const NDArray& b, F f) {
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* o = out.data<T>();
-    const Index n = a.numel();
+    for_each_range(a.numel(), [&](Index begin, Index end) {
 #pragma omp simd
-    for (Index i = 0; i < n; ++i) o[i] = static_cast<T>(f(pa[i], pb[i]));
+      for (Index i = begin; i < end; ++i) o[i] = static_cast<T>(f(pa[i], pb[i]));
+    });
   });
   return out;
 }
@@ -125,9 +129,10 @@ NDArray map(const NDArray& a, const NDArray& b, const NDArray& c, F f) {
     const T* pb = b.data<T>();
     const T* pc = c.data<T>();
     T* o = out.data<T>();
-    const Index n = a.numel();
+    for_each_range(a.numel(), [&](Index begin, Index end) {
 #pragma omp simd
-    for (Index i = 0; i < n; ++i) o[i] = static_cast<T>(f(pa[i], pb[i], pc[i]));
+      for (Index i = begin; i < end; ++i) o[i] = static_cast<T>(f(pa[i], pb[i], pc[i]));
+    });
   });
   return out;
 }

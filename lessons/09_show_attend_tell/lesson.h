@@ -135,19 +135,28 @@ struct PipelineOptions {
   bool all_classes = false;  // all 10 classes on the canvases, not only kCaptionClasses
   Index train = 6000, validation = 300, test = 500;
   PretrainOptions encoder;
+  // A folder where the pre-trained encoder is kept, one checkpoint per setting (seed, data,
+  // steps, learning rate): a later run with the same settings (lesson 10 after lesson 09,
+  // as the paper reuses one VGG) loads it instead of pre-training again. Empty: no cache.
+  std::string encoder_cache;
 };
 struct PreparedCanvases {
   data::CanvasSplits splits;  // the training canvases keep their captions, not their images
   Vocabulary vocab;
-  std::vector<std::string> nouns;                           // of the classes on the canvases
-  std::vector<double> encoder_losses;                       // per tenth of the pre-training
-  CropAccuracy encoder_accuracy;                            // on held-out single-item canvases
+  std::vector<std::string> nouns;      // of the classes on the canvases
+  std::vector<double> encoder_losses;  // per tenth of the pre-training
+  CropAccuracy encoder_accuracy;       // on held-out single-item canvases
+  std::string encoder_loaded_from;     // the cached checkpoint used, or empty if pre-trained here
   NDArray train_regions, validation_regions, test_regions;  // [N, L, D + 2] each
   double seconds = 0;
 };
 // Canvases (training ones from the training items, held-out ones from the test items), the
 // encoder pre-trained and frozen, and every canvas's regions.
-PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encoder, Generator& gen);
+// The encoder's pre-training draws from its own generator (seeded from options.seed), so a
+// run that loads a cached encoder makes the same canvases and decoders as one that trains it.
+PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encoder);
+// The cache file of these settings inside options.encoder_cache.
+std::string encoder_cache_file(const PipelineOptions& options);
 
 // ---- the decoder: decoder.cpp ----------------------------------------------------------------
 

@@ -27,16 +27,17 @@ namespace {
 
 // Every hyper-parameter, each with the flag that changes it.
 struct Options {
-  std::uint64_t seed = 0;          // --seed: canvases, initial weights, shuffling
-  bool synthetic = false;          // --synthetic: generated patterns instead of Fashion-MNIST
-  bool all_classes = false;        // --all-classes: all 10 item classes, not kCaptionClasses' 5
-  Index train = 12000;             // --train: training canvases
-  Index validation = 300;          // --validation: held-out canvases scored after each epoch
-  Index test = 500;                // --test: held-out canvases of the final scores
-  Index encoder_steps = 5000;      // --encoder-steps: pre-training minibatches of the CNN
-  double encoder_lr = 2e-3;        // --encoder-lr
-  int epochs = 12;                 // --epochs: decoder training
-  Index batch = 64;                // --batch: captions per decoder step
+  std::uint64_t seed = 0;      // --seed: canvases, initial weights, shuffling
+  bool synthetic = false;      // --synthetic: generated patterns instead of Fashion-MNIST
+  bool all_classes = false;    // --all-classes: all 10 item classes, not kCaptionClasses' 5
+  Index train = 12000;         // --train: training canvases
+  Index validation = 300;      // --validation: held-out canvases scored after each epoch
+  Index test = 500;            // --test: held-out canvases of the final scores
+  Index encoder_steps = 5000;  // --encoder-steps: pre-training minibatches of the CNN
+  std::string encoder_cache = "output/encoders";  // --encoder-cache: where it is kept ("": not)
+  double encoder_lr = 2e-3;                       // --encoder-lr
+  int epochs = 12;                                // --epochs: decoder training
+  Index batch = 64;                               // --batch: captions per decoder step
   double lr = 3e-3;                // --lr: Adam's, for the decoder, along a cosine to a tenth
   double lambda = 0.0;             // --lambda: weight of the doubly stochastic regulariser
   double compare_lambda = 1.0;     // --compare-lambda: the other row of the lambda table
@@ -61,8 +62,19 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+PipelineOptions pipeline_options(const Options& o) {
+  return {.seed = o.seed,
+          .synthetic = o.synthetic,
+          .all_classes = o.all_classes,
+          .train = o.train,
+          .validation = o.validation,
+          .test = o.test,
+          .encoder = {.steps = o.encoder_steps, .lr = o.encoder_lr},  // 32 crops per step
+          .encoder_cache = o.encoder_cache};
+}
+
 // Sections 1 and 2: the canvases, and the encoder pre-trained and frozen.
-PreparedCanvases prepare(Transcript& t, const Options& o, Encoder& encoder, Generator& gen) {
+PreparedCanvases prepare(Transcript& t, const Options& o, Encoder& encoder) {
   t.heading("1. The canvases");
   t.say("Items: {}.\n",
         o.synthetic ? "the generated stand-in for Fashion-MNIST (--synthetic)"
@@ -75,15 +87,8 @@ PreparedCanvases prepare(Transcript& t, const Options& o, Encoder& encoder, Gene
       "(one of {} classes or nothing) and its colour (one of {} or none); then frozen.\n",
       kEncoderChannels, kFeatures, kFeatures, kGridSide, kGridSide, kGridSide * kGridSide,
       kFeatures, o.encoder_steps, PretrainOptions{}.batch, kClasses, data::canvas_colors().size());
-  PreparedCanvases p = prepare_canvases(
-      {.seed = o.seed,
-       .synthetic = o.synthetic,
-       .all_classes = o.all_classes,
-       .train = o.train,
-       .validation = o.validation,
-       .test = o.test,
-       .encoder = {.steps = o.encoder_steps, .lr = o.encoder_lr}},  // 32 crops per step
-      encoder, gen);
+  const PipelineOptions pipeline = pipeline_options(o);
+  PreparedCanvases p = prepare_canvases(pipeline, encoder);
   t.say("{} training, {} validation and {} test canvases of {}x{} pixels; {} words + 4 special.\n",
         o.train, o.validation, o.test, kCanvasSize, kCanvasSize, p.vocab.size() - 4);
   t.say("Items of {} classes: {}{}.\n", p.nouns.size(), fmt::join(p.nouns, ", "),
@@ -91,10 +96,19 @@ PreparedCanvases prepare(Transcript& t, const Options& o, Encoder& encoder, Gene
   for (std::size_t i = 0; i < 3 && i < p.splits.test.size(); ++i)
     t.say("  test canvas {}: \"{}\"\n", i, data::caption_text(p.splits.test[i]));
   t.heading("2. The encoder, pre-trained and frozen");
-  t.say(
-      "Pre-training loss (cells' class + cells' colour + item's class cross-entropies), per\n"
-      "tenth of the run: {:.3f}\n",
-      fmt::join(p.encoder_losses, " "));
+  if (p.encoder_loaded_from.empty()) {
+    t.say(
+        "Pre-training loss (cells' class + cells' colour + item's class cross-entropies), per\n"
+        "tenth of the run: {:.3f}\n",
+        fmt::join(p.encoder_losses, " "));
+    if (!o.encoder_cache.empty())
+      t.say("Saved to {} for the next run (and lesson 10).\n", encoder_cache_file(pipeline));
+  } else {
+    t.say(
+        "Loaded from {}, pre-trained by an earlier run with the same\n"
+        "settings (delete it, or pass --encoder-cache \"\", to pre-train it again).\n",
+        p.encoder_loaded_from);
+  }
   t.say(
       "On 1000 held-out single items it names the noun {:.1f}% and the colour {:.1f}% of the\n"
       "time: the noun accuracy bounds what the captions can reach.\n",
@@ -300,7 +314,7 @@ int run(const Options& o) {
       o.seed, o.lambda, o.gate ? "on" : "off", o.beam, o.out);
   Generator gen(o.seed);
   Encoder encoder(kEncoderChannels, kFeatures, encoder_labels(), gen);
-  PreparedCanvases d = prepare(t, o, encoder, gen);
+  PreparedCanvases d = prepare(t, o, encoder);
 
   t.heading("3. The decoder: f_init, f_att, the gate, the LSTM and the deep output");
   Decoder decoder(sizes_for(d, o), gen);
@@ -367,6 +381,8 @@ int main(int argc, char** argv) {
   cli.add("test", o.test, "test canvases");
   cli.add("encoder-steps", o.encoder_steps, "minibatches of the encoder's pre-training");
   cli.add("encoder-lr", o.encoder_lr, "learning rate of the encoder's pre-training");
+  cli.add("encoder-cache", o.encoder_cache,
+          "folder that keeps the pre-trained encoder for later runs (\"\": pre-train every time)");
   cli.add("epochs", o.epochs, "epochs of decoder training");
   cli.add("batch", o.batch, "captions per batch");
   cli.add("lr", o.lr, "Adam learning rate of the decoder");

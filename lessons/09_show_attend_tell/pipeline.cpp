@@ -2,17 +2,27 @@
 // the encoder on single-item canvases (every cell says what is at its centre), freeze it and
 // compute every canvas's regions.
 #include <chrono>
+#include <filesystem>
 
 #include "lessons/09_show_attend_tell/lesson.h"
 
 namespace attend::lesson09 {
 
 namespace {
-constexpr Index kHeldOutCrops = 1000;  // single-item canvases that score the encoder
+constexpr Index kHeldOutCrops = 1000;       // single-item canvases that score the encoder
+constexpr std::uint64_t kEncoderSeed = 31;  // offset of the pre-training generator's seed
 }  // namespace
 
-PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encoder,
-                                  Generator& gen) {
+std::string encoder_cache_file(const PipelineOptions& o) {
+  // Everything the pre-trained weights depend on is in the name (the float32 sums also
+  // depend on the number of threads, in the last bits only).
+  return fmt::format("{}/encoder_seed{}_{}_{}_steps{}_batch{}_lr{}.ckpt", o.encoder_cache, o.seed,
+                     o.synthetic ? "synthetic" : "fashion",
+                     o.all_classes ? "10classes" : "5classes", o.encoder.steps, o.encoder.batch,
+                     o.encoder.lr);
+}
+
+PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encoder) {
   const auto start = std::chrono::steady_clock::now();
   PreparedCanvases p;
   data::LabelledImages train_items, held_out_items;
@@ -43,10 +53,29 @@ PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encod
                                static_cast<std::size_t>(options.test), options.seed);
   p.vocab = caption_vocabulary(train_gen);
   p.nouns = train_gen.distinct_nouns();
-  // Pre-training on single items drawn from the training pictures; scored on held-out ones.
-  p.encoder_losses = pretrain_encoder(
-      encoder, single_item_canvases(train_items, options.encoder.crop_size, canvas_options.classes),
-      options.encoder, gen);
+  // Pre-training on single items drawn from the training pictures (or loading the weights an
+  // earlier run with the same settings saved); scored on held-out ones either way.
+  const std::string cached = options.encoder_cache.empty() ? "" : encoder_cache_file(options);
+  if (!cached.empty() && std::filesystem::exists(cached)) {
+    try {
+      nn::load_checkpoint(cached, encoder);
+      p.encoder_loaded_from = cached;
+    } catch (const Error& e) {  // from an encoder of another shape, or damaged: train anew
+      fmt::print(stderr, "note: cannot use the cached encoder ({}); pre-training it again\n",
+                 e.what());
+    }
+  }
+  if (p.encoder_loaded_from.empty()) {
+    Generator pretrain_gen(options.seed + kEncoderSeed);
+    p.encoder_losses = pretrain_encoder(
+        encoder,
+        single_item_canvases(train_items, options.encoder.crop_size, canvas_options.classes),
+        options.encoder, pretrain_gen);
+    if (!cached.empty()) {
+      std::filesystem::create_directories(options.encoder_cache);
+      nn::save_checkpoint(cached, encoder);
+    }
+  }
   data::CanvasGenerator held_out_crops =
       single_item_canvases(held_out_items, options.encoder.crop_size, canvas_options.classes);
   Generator crop_gen(options.seed + 2);

@@ -33,6 +33,12 @@
 // Semi-sampling (the paper's trick): with probability 0.5 an image uses the expected context
 // sum_i alpha_i a_i (soft attention) for the whole caption instead of samples. We draw this
 // once per image, as the paper says; the authors' code draws it once per minibatch.
+//
+// Sampling temperature (the authors' code has one too): lesson 10 draws s_t from
+// softmax(e_t / tau) with tau = 0.05 by default, nearly always the most attended region,
+// which is the region read at test time. With tau = 1 (alpha itself) the samples fall on a
+// different cell from one minibatch to the next, and the decoder learns to ignore z_t
+// (docs/10_hard_attention.md, section 6, has the measurements).
 #include <cmath>
 
 #include "lessons/10_hard_attention/lesson.h"
@@ -40,7 +46,8 @@
 namespace attend::lesson10 {
 
 HardUnrolled hard_unroll(Decoder& decoder, const Tensor& regions, const CaptionBatch& batch,
-                         double semi_sampling, Generator& gen, const NDArray& forced) {
+                         double semi_sampling, Generator& gen, const NDArray& forced,
+                         double temperature) {
   const Index images = batch.inputs.size(0), steps = batch.inputs.size(1);
   const Index count = regions.size(1);
   const DType dtype = regions.dtype();
@@ -66,8 +73,11 @@ HardUnrolled hard_unroll(Decoder& decoder, const Tensor& regions, const CaptionB
     Tensor beta = decoder.gate(state.h);
 
     // s_t ~ Multinoulli(alpha_t) (eq 8), as a one-hot row; zero rows for expected images.
+    // With a temperature tau != 1 the draw is from softmax(e_t / tau) instead (the policy),
+    // and log p(s|a) in the REINFORCE term is that distribution's.
+    Tensor log_policy = temperature == 1 ? log_alpha : log_softmax(scores / temperature, -1);
     NDArray one_hot = NDArray::zeros({images, count}, dtype);
-    NDArray p = alpha.data().to(kFloat64);
+    NDArray p = map(log_policy.data().to(kFloat64), [](auto v) { return std::exp(v); });
     for (Index b = 0; b < images; ++b) {
       if (out.sampled.at({b}) == 0) continue;
       const Index s = forced.defined()
@@ -85,8 +95,8 @@ HardUnrolled hard_unroll(Decoder& decoder, const Tensor& regions, const CaptionB
 
     logits.push_back(step.logits);
     alphas.push_back(alpha);
-    log_choices.push_back(sum(chosen * log_alpha, 1));  // log alpha_{t, s_t}, [B]
-    entropies.push_back(-sum(alpha * log_alpha, 1));    // H[alpha_t], [B]
+    log_choices.push_back(sum(chosen * log_policy, 1));  // log p(s_t), [B]
+    entropies.push_back(-sum(alpha * log_alpha, 1));     // H[alpha_t], [B]
     state = step.state;
   }
   const Tensor& mask = batch.mask;  // padded steps are not part of the caption
@@ -112,7 +122,8 @@ Tensor reinforce_surrogate(const HardUnrolled& out, double baseline, const HardO
 
 lesson09::LossParts HardAttentionLoss::operator()(const Tensor& regions,
                                                   const CaptionBatch& batch) {
-  HardUnrolled out = hard_unroll(decoder_, regions, batch, options_.semi_sampling, gen_);
+  HardUnrolled out =
+      hard_unroll(decoder_, regions, batch, options_.semi_sampling, gen_, {}, options_.temperature);
   // The mean log p(y|s~,a) of the images that sampled, for the baseline.
   const std::vector<double> ll = out.log_likelihood.data().to_vector();
   const std::vector<double> sampled = out.sampled.to_vector();

@@ -23,6 +23,7 @@ struct HardOptions {
   double reinforce_weight = 1;  // lambda_r
   double entropy_weight = 0.0;  // lambda_e (the program's default, --entropy-weight)
   double baseline_decay = 0.9;  // b <- 0.9 b + 0.1 log p(y|s)
+  double temperature = 1;       // tau: samples from softmax(e / tau); 1 = from alpha (the paper)
 };
 
 // What a sampled unroll computed, for B captions of T steps over L regions.
@@ -40,9 +41,11 @@ struct HardUnrolled {
 // region s_t ~ Multinoulli(alpha_t) per step (z_t = beta a_{s_t}), else the expected
 // context (z_t = beta sum_i alpha_i a_i, as soft attention). `forced` [B, T] (int64), if
 // defined, gives the regions instead of sampling them (every image then counts as sampled):
-// the unbiasedness test uses it to enumerate every choice.
+// the unbiasedness test uses it to enumerate every choice. With temperature tau != 1 the
+// samples come from softmax(e_t / tau), and log_p_samples is their log-probability under it.
 HardUnrolled hard_unroll(Decoder& decoder, const Tensor& regions, const CaptionBatch& batch,
-                         double semi_sampling, Generator& gen, const NDArray& forced = {});
+                         double semi_sampling, Generator& gen, const NDArray& forced = {},
+                         double temperature = 1);
 
 // The REINFORCE surrogate: a loss whose gradient is minus the paper's update rule,
 //   -(1/B) sum_b [ d log p(y|s,a)/dW + lambda_r (log p(y|s,a) - b) d log p(s|a)/dW

@@ -26,16 +26,17 @@ namespace {
 
 // Every hyper-parameter, each with the flag that changes it.
 struct Options {
-  std::uint64_t seed = 0;          // --seed: canvases, weights, shuffling, samples
-  bool synthetic = false;          // --synthetic: generated patterns instead of Fashion-MNIST
-  bool all_classes = false;        // --all-classes: all 10 item classes, as in lesson 09
-  Index train = 6000;              // --train
-  Index validation = 300;          // --validation
-  Index test = 500;                // --test
-  Index encoder_steps = 5000;      // --encoder-steps (as in lesson 09)
-  double encoder_lr = 2e-3;        // --encoder-lr
-  int epochs = 8;                  // --epochs: decoder training, each model
-  Index batch = 64;                // --batch
+  std::uint64_t seed = 0;      // --seed: canvases, weights, shuffling, samples
+  bool synthetic = false;      // --synthetic: generated patterns instead of Fashion-MNIST
+  bool all_classes = false;    // --all-classes: all 10 item classes, as in lesson 09
+  Index train = 6000;          // --train
+  Index validation = 300;      // --validation
+  Index test = 500;            // --test
+  Index encoder_steps = 5000;  // --encoder-steps (as in lesson 09)
+  std::string encoder_cache = "output/encoders";  // --encoder-cache: lesson 09's, if it ran
+  double encoder_lr = 2e-3;                       // --encoder-lr
+  int epochs = 8;                                 // --epochs: decoder training, each model
+  Index batch = 64;                               // --batch
   double lr = 3e-3;                // --lr: Adam's, decaying along a cosine to a tenth
   double lambda = 0.0;             // --lambda: soft attention's doubly stochastic regulariser
   bool init = true;                // --init: f_init from the mean region (--no-init: zeros)
@@ -43,7 +44,11 @@ struct Options {
   bool lstm_sees_content = false;  // --lstm-sees-content: all of z_t into the LSTM (the paper)
   int seeds = 2;                   // --seeds: training runs of each model (for the spread)
   double semi_sampling = 0.5;      // --semi-sampling: P(an image uses the expected context)
-  double reinforce_weight = 1;     // --reinforce-weight: lambda_r
+  double temperature = 0.05;       // --temperature: tau of the samples (1: from alpha itself)
+  double reinforce_weight = 0;     // --reinforce-weight: lambda_r. The paper's 1 drove alpha off
+                                   // the objects here (docs/10, section 6); at 0 the rule keeps
+                                   // eq 12's backprop term and f_att learns through the
+                                   // semi-sampled expected context
   double entropy_weight = 0.0;     // --entropy-weight: lambda_e (0, as the authors' code; 0.01
                                    // flattened alpha: localisation 9% against 46% at 0)
   Index draws = 30;                // --draws: gradient estimates for the variance
@@ -83,7 +88,8 @@ Trained train_model(Transcript& t, const Options& o, const PreparedCanvases& d, 
     HardAttentionLoss hard(*decoder,
                            {.semi_sampling = o.semi_sampling,
                             .reinforce_weight = o.reinforce_weight,
-                            .entropy_weight = o.entropy_weight},
+                            .entropy_weight = o.entropy_weight,
+                            .temperature = o.temperature},
                            gen);
     StepLoss loss;
     if (!soft) loss = [&hard](const Tensor& r, const CaptionBatch& b) { return hard(r, b); };
@@ -188,6 +194,7 @@ void write_strips(Transcript& t, const Options& o, Decoder& decoder, const Prepa
 int run(const Options& o) {
   if (o.seeds < 1) fail("--seeds must be at least 1, got {}", o.seeds);
   if (o.draws < 2) fail("--draws must be at least 2, got {}", o.draws);
+  if (!(o.temperature > 0)) fail("--temperature must be positive, got {}", o.temperature);
   if (!(o.semi_sampling >= 0 && o.semi_sampling <= 1))
     fail("--semi-sampling must be between 0 and 1, got {}", o.semi_sampling);
   if (o.train < o.batch) fail("--train must be at least --batch ({}), got {}", o.batch, o.train);
@@ -197,8 +204,9 @@ int run(const Options& o) {
   Transcript t;
   t.say(
       "Lesson 10: hard attention (seed {}, {} seeds per model, {} epochs, semi-sampling {},\n"
-      "lambda_r {}, lambda_e {}, outputs in {})\n",
-      o.seed, o.seeds, o.epochs, o.semi_sampling, o.reinforce_weight, o.entropy_weight, o.out);
+      "tau {}, lambda_r {}, lambda_e {}, outputs in {})\n",
+      o.seed, o.seeds, o.epochs, o.semi_sampling, o.temperature, o.reinforce_weight,
+      o.entropy_weight, o.out);
 
   t.heading("1. The canvases and the frozen encoder (as in lesson 09)");
   Generator gen(o.seed);
@@ -210,13 +218,19 @@ int run(const Options& o) {
        .train = o.train,
        .validation = o.validation,
        .test = o.test,
-       .encoder = {.steps = o.encoder_steps, .lr = o.encoder_lr}},  // 32 crops per step
-      encoder, gen);
+       .encoder = {.steps = o.encoder_steps, .lr = o.encoder_lr},  // 32 crops per step
+       .encoder_cache = o.encoder_cache},
+      encoder);
   t.say(
       "{} training / {} test canvases ({}); the encoder names held-out single items' nouns\n"
       "{:.1f}% of the time. {:.0f} s.\n",
       o.train, o.test, o.synthetic ? "generated patterns" : "Fashion-MNIST",
       100 * d.encoder_accuracy.noun, d.seconds);
+  t.say("{}\n",
+        d.encoder_loaded_from.empty()
+            ? "The encoder was pre-trained here (lesson 09 had not saved one with these "
+              "settings)."
+            : fmt::format("The encoder is lesson 09's, loaded from {}.", d.encoder_loaded_from));
 
   t.heading("2. Training: soft attention (lesson 09) and hard attention (REINFORCE)");
   Trained soft = train_model(t, o, d, /*soft=*/true);
@@ -251,9 +265,12 @@ int run(const Options& o) {
   Generator measure_gen(o.seed + 7);
   const double soft_backprop = backprop_gradient_norm(sd, batch_regions, batch, true, measure_gen);
   const double hard_backprop = backprop_gradient_norm(hd, batch_regions, batch, false, measure_gen);
+  // The variance rows measure the paper's estimator, REINFORCE term included (lambda_r = 1),
+  // whatever --reinforce-weight trained the model.
   const HardOptions hard_options{.semi_sampling = o.semi_sampling,
-                                 .reinforce_weight = o.reinforce_weight,
-                                 .entropy_weight = o.entropy_weight};
+                                 .reinforce_weight = 1,
+                                 .entropy_weight = o.entropy_weight,
+                                 .temperature = o.temperature};
   auto spread = [&](Decoder& m, bool is_soft, bool same) {
     return gradient_spread(m, d.test_regions, d.splits.test, d.vocab, is_soft, same, o.draws,
                            std::min<Index>(o.batch, o.test), hard_options, o.lambda, measure_gen);
@@ -273,9 +290,9 @@ int run(const Options& o) {
         "1");
   t.say("{:<52} {:>20.3g} {:>20.3g}\n", "differentiable: |d nll / d f_att| by backprop",
         soft_backprop, hard_backprop);
-  t.say("{:<52} {:>20.3g} {:>20.3g}\n", "gradient variance / |mean|^2, same batch",
+  t.say("{:<52} {:>20.3g} {:>20.3g}\n", "gradient variance/|mean|^2 (lambda_r 1), same batch",
         soft_same.relative_variance, hard_same.relative_variance);
-  t.say("{:<52} {:>20.3g} {:>20.3g}\n", "gradient variance / |mean|^2, new batch each time",
+  t.say("{:<52} {:>20.3g} {:>20.3g}\n", "  the same, a new batch each time",
         soft_batches.relative_variance, hard_batches.relative_variance);
   t.say("{:<52} {:>20.3f} {:>20.3f}\n",
         fmt::format("spread of nll curves over {} seeds (sd, mean)", o.seeds), soft_sd_mean,
@@ -329,6 +346,8 @@ int main(int argc, char** argv) {
   cli.add("test", o.test, "test canvases");
   cli.add("encoder-steps", o.encoder_steps, "minibatches of the encoder's pre-training");
   cli.add("encoder-lr", o.encoder_lr, "learning rate of the encoder's pre-training");
+  cli.add("encoder-cache", o.encoder_cache,
+          "folder of pre-trained encoders shared with lesson 09 (\"\": pre-train here)");
   cli.add("epochs", o.epochs, "epochs of decoder training (each model, each seed)");
   cli.add("batch", o.batch, "captions per batch");
   cli.add("lr", o.lr, "Adam learning rate of the decoders");
@@ -339,6 +358,8 @@ int main(int argc, char** argv) {
           "feed all of z_t to the LSTM, as the paper does (default: only where it looked)");
   cli.add("seeds", o.seeds, "training runs of each model, for the spread over seeds");
   cli.add("semi-sampling", o.semi_sampling, "probability that an image uses the expected context");
+  cli.add("temperature", o.temperature,
+          "tau: sample regions from softmax(e / tau) (1: from alpha, as the paper)");
   cli.add("reinforce-weight", o.reinforce_weight, "lambda_r, weight of the REINFORCE term");
   cli.add("entropy-weight", o.entropy_weight, "lambda_e, weight of the entropy bonus");
   cli.add("draws", o.draws, "gradient estimates for the variance measurement");

@@ -198,6 +198,22 @@ TEST_CASE("hard attention: samples, log p(s), and the expected context as a spec
       log_p += std::log(chosen.alphas.data().at({b, t, static_cast<Index>(forced.at({b, t}))}));
     CHECK(chosen.log_p_samples.data().at({b}) == Approx(log_p).margin(1e-12));
   }
+  // With a temperature tau the policy is softmax(e / tau) = alpha^(1/tau) / sum_i alpha_i^(1/tau)
+  // (e = log alpha + a constant), so log p(s) at the forced regions has this closed form.
+  const double tau = 0.5;
+  HardUnrolled sharp = hard_unroll(decoder, regions, batch, 0.0, gen, forced, tau);
+  for (Index b = 0; b < 3; ++b) {
+    double log_p = 0;
+    for (Index t = 0; t < 4; ++t) {
+      double normaliser = 0;
+      for (Index i = 0; i < 4; ++i)
+        normaliser += std::pow(sharp.alphas.data().at({b, t, i}), 1 / tau);
+      log_p +=
+          std::log(sharp.alphas.data().at({b, t, static_cast<Index>(forced.at({b, t}))})) / tau -
+          std::log(normaliser);
+    }
+    CHECK(sharp.log_p_samples.data().at({b}) == Approx(log_p).margin(1e-12));
+  }
   // Sampled regions are valid indices, and every image sampled with semi_sampling = 0.
   HardUnrolled drawn = hard_unroll(decoder, regions, batch, 0.0, gen);
   for (double s : drawn.samples.to_vector()) CHECK((s >= 0 && s < 4));
