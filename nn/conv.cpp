@@ -25,9 +25,10 @@
 // hence the order of the additions, differ, and dL/dW, dL/db differ in the last bits.
 //
 // parallel_for must not be called from inside parallel_for, and the float32 gemm uses it for
-// products of 2^24 or more multiply-adds. When a sample's products are that large (big
-// images), the samples run one after the other on the calling thread (a single chunk) and
-// every product is split over the threads by gemm instead.
+// products of 2^24 or more multiply-adds. Inside a chunk, gemm runs on the chunk's thread.
+// Only when a sample's products are that large (big images) and the batch has fewer samples
+// than threads do the samples run one after the other on the calling thread (a single chunk),
+// every product split over the threads by gemm instead.
 #include "nn/conv.h"
 
 #include <algorithm>
@@ -84,11 +85,13 @@ ConvShape check_conv_shapes(const Tensor& x, const Tensor& weight, const Tensor&
   return s;
 }
 
-// How many chunks of samples to cut the batch into (see "Threads" above).
+// How many chunks of samples to cut the batch into (see "Threads" above): one per thread when
+// there are at least as many samples as threads, so that im2col, col2im and the bias sums run
+// on every thread too; a batch smaller than that with large products is left to gemm's threads.
 template <class T>
 Index batch_chunks(const ConvShape& s) {
   const Index work = s.out_channels * s.patch() * s.positions();
-  if (std::is_same_v<T, float> && work >= kGemmThreadedWork) return 1;
+  if (std::is_same_v<T, float> && work >= kGemmThreadedWork && s.batch < num_threads()) return 1;
   return std::max<Index>(1, std::min<Index>(num_threads(), s.batch));
 }
 
