@@ -35,7 +35,7 @@ struct Options {
   Index encoder_steps = 5000;  // --encoder-steps (as in lesson 09)
   std::string encoder_cache = "output/encoders";  // --encoder-cache: lesson 09's, if it ran
   double encoder_lr = 2e-3;                       // --encoder-lr
-  int epochs = 8;                                 // --epochs: decoder training, each model
+  int epochs = 16;                                // --epochs: decoder training, each model
   Index batch = 64;                               // --batch
   double lr = 3e-3;                // --lr: Adam's, decaying along a cosine to a tenth
   double lambda = 0.0;             // --lambda: soft attention's doubly stochastic regulariser
