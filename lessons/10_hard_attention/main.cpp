@@ -1,5 +1,6 @@
-// Lesson 10: stochastic hard attention, trained with REINFORCE, against soft attention. Run
-// it and read docs/10_hard_attention.md next to it:
+// Lesson 10: stochastic hard attention (one sampled region per word) against soft attention,
+// with the REINFORCE estimator built and measured (by default the model is trained without
+// its score-function term: docs/10_hard_attention.md, section 6). Run it and read the chapter:
 //
 //   ./build/bin/10_hard_attention              # seed 0, into output/10_hard_attention
 //   ./build/bin/10_hard_attention --help       # the flags
@@ -233,7 +234,7 @@ int run(const Options& o) {
               "settings)."
             : fmt::format("The encoder is lesson 09's, loaded from {}.", d.encoder_loaded_from));
 
-  t.heading("2. Training: soft attention (lesson 09) and hard attention (REINFORCE)");
+  t.heading("2. Training: soft attention (lesson 09) and hard attention (sampled regions)");
   Trained soft = train_model(t, o, d, /*soft=*/true);
   Trained hard = train_model(t, o, d, /*soft=*/false);
   plot_curves(o, soft, hard);
@@ -336,8 +337,9 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   lessons::CommandLine cli("10_hard_attention",
-                           "Lesson 10: stochastic hard attention trained with REINFORCE, measured "
-                           "against soft attention (docs/10_hard_attention.md).");
+                           "Lesson 10: stochastic hard attention (one sampled region per word) "
+                           "against soft attention, with REINFORCE's estimator measured "
+                           "(docs/10_hard_attention.md).");
   cli.add("seed", o.seed, "seed of the canvases, weights, shuffling and samples");
   cli.add("synthetic", o.synthetic, "use generated patterns instead of Fashion-MNIST");
   cli.add("all-classes", o.all_classes,
