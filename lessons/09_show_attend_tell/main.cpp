@@ -44,7 +44,8 @@ struct Options {
   bool lambda_table = true;        // --lambda-table: train the second model for the table
   bool init = true;                // --init: f_init from the mean region (--no-init: zeros)
   bool gate = true;                // --gate: the gating scalar beta (--no-gate: beta = 1)
-  double dropout = 0.5;            // --dropout: on h_t in the deep output, in training
+  double dropout = 0.3;            // --dropout: on h_t in the deep output, in training (the
+                                   // authors: 0.5; docs/09 section 3 has 0.1, 0.2, 0.3, 0.5)
   bool lstm_sees_content = false;  // --lstm-sees-content: all of z_t into the LSTM (the paper)
   Index beam = 3;                  // --beam: beam width (1 = greedy)
   Index strips = 500;              // --strips: PNG strips written (one per test caption)

@@ -41,7 +41,7 @@ struct Options {
   double lr = 3e-3;                // --lr: Adam's, decaying along a cosine to a tenth
   double lambda = 0.0;             // --lambda: soft attention's doubly stochastic regulariser
   bool init = true;                // --init: f_init from the mean region (--no-init: zeros)
-  double dropout = 0.5;            // --dropout: on h_t in the deep output, as in lesson 09
+  double dropout = 0.5;            // --dropout: on h_t in the deep output (the authors' value)
   bool lstm_sees_content = false;  // --lstm-sees-content: all of z_t into the LSTM (the paper)
   int seeds = 2;                   // --seeds: training runs of each model (for the spread)
   double semi_sampling = 0.75;     // --semi-sampling: P(an image uses the expected context);
