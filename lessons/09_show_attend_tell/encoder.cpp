@@ -7,10 +7,11 @@
 // 8x8-pixel cell whose centre is at (8c + 4, 8r + 4), and sees (through the three 3x3
 // convolutions) a 22x22 window around it.
 //
-// Pre-training (our stand-in for ImageNet): on single-item 32x32 canvases, every cell of the
-// grid learns to say what lies at its centre (a class or nothing) and its colour. Then the
+// Pre-training (our stand-in for ImageNet): on canvases like the captioned ones, every cell of
+// the grid learns to say what lies at its centre (a class or nothing) and its colour. Then the
 // CNN is frozen, as the paper's VGG is. See lesson.h (PretrainOptions) for why cells.
 #include <algorithm>
+#include <cmath>
 
 #include "lessons/09_show_attend_tell/lesson.h"
 
@@ -66,12 +67,13 @@ Tensor Encoder::cell_logits(const Tensor& images) {
   return classifier(transpose(flatten(feature_grid(images), 2), 1, 2));  // [B, L, labels]
 }
 
-data::CanvasGenerator single_item_canvases(const data::LabelledImages& items, Index crop_size,
-                                           const std::vector<Index>& classes) {
+data::CanvasGenerator pretraining_canvases(const data::LabelledImages& items, Index canvas_size,
+                                           const std::vector<Index>& classes, Index max_objects) {
   data::CanvasOptions options;
-  options.size = crop_size;
+  options.size = canvas_size;
   options.classes = classes;
-  options.min_objects = options.max_objects = 1;
+  options.min_objects = 1;
+  options.max_objects = static_cast<int>(max_objects);
   return data::CanvasGenerator(items, options);
 }
 
@@ -105,27 +107,56 @@ CellTargets cell_targets(const std::vector<const CanvasExample*>& canvases, Inde
   return {Tensor(what), Tensor(colour)};
 }
 
-Tensor pretraining_loss(Encoder& encoder, const std::vector<CanvasExample>& crops) {
+ItemScores item_scores(const Tensor& cell_scores,
+                       const std::vector<const CanvasExample*>& canvases) {
+  if (cell_scores.ndim() != 3)
+    fail("item_scores: expected [B, L, C] cell scores, got {}", cell_scores.shape());
+  const Index batch = cell_scores.size(0), cells = cell_scores.size(1);
+  const Index grid = static_cast<Index>(std::lround(std::sqrt(static_cast<double>(cells))));
+  if (grid * grid != cells || batch != static_cast<Index>(canvases.size()))
+    fail("item_scores: expected [{}, L = n^2, C] cell scores, got {}", canvases.size(),
+         cell_scores.shape());
+  // A [items, B * L] matrix holding 1/count at the cells of each item's box: one product
+  // with the [B * L, C] scores takes every item's mean.
+  std::vector<std::int64_t> labels;
+  std::vector<std::vector<Index>> item_cells;
+  for (Index b = 0; b < batch; ++b)
+    for (const data::CanvasObject& object : canvases[static_cast<std::size_t>(b)]->objects) {
+      std::vector<Index> inside;
+      for (Index cell = 0; cell < cells; ++cell)
+        if (cell_in_box(object.box, cell, grid)) inside.push_back(b * cells + cell);
+      if (inside.empty()) continue;  // a box too thin to hold a cell centre
+      labels.push_back(object.label);
+      item_cells.push_back(std::move(inside));
+    }
+  const Index items = static_cast<Index>(labels.size());
+  NDArray averaging = NDArray::zeros({items, batch * cells}, cell_scores.dtype());
+  for (Index i = 0; i < items; ++i) {
+    const std::vector<Index>& inside = item_cells[static_cast<std::size_t>(i)];
+    for (Index k : inside) averaging.set({i, k}, 1.0 / static_cast<double>(inside.size()));
+  }
+  return {matmul(Tensor(averaging), reshape(cell_scores, {batch * cells, cell_scores.size(2)})),
+          Tensor(NDArray::from_vector(labels, {items}))};
+}
+
+Tensor pretraining_loss(Encoder& encoder, const std::vector<CanvasExample>& canvases) {
   std::vector<const CanvasExample*> batch;
-  for (const CanvasExample& c : crops) batch.push_back(&c);
+  for (const CanvasExample& c : canvases) batch.push_back(&c);
   Tensor images = stack_images(batch);
   CellTargets targets = cell_targets(batch, images.size(2));
   Tensor logits = encoder.cell_logits(images);  // [B, L, classes + 1 + colours]
   Tensor what_logits = slice(logits, 2, 0, kClasses + 1);
   Tensor colour_logits = slice(logits, 2, kClasses + 1, logits.size(2));
-  // And the item's class from the mean of every cell's class scores, which is the linear
-  // layer applied to the mean region (lesson 08's CAM classifier): it asks the cells
-  // together to tell the classes apart, where the cell targets mostly teach "where".
-  std::vector<std::int64_t> labels;
-  for (const CanvasExample* c : batch) labels.push_back(c->objects.at(0).label);
-  Tensor item_logits = mean(slice(what_logits, 2, 0, kClasses), 1);  // [B, classes]
-  Tensor item_labels(NDArray::from_vector(labels, {static_cast<Index>(labels.size())}));
+  // And each item's class from the mean of the class scores of the cells inside its box
+  // (lesson 08's CAM classifier, on one object): it asks the cells together to tell the
+  // classes apart, where the cell targets mostly teach "where".
+  ItemScores items = item_scores(slice(what_logits, 2, 0, kClasses), batch);
   return nn::cross_entropy(what_logits, targets.what) +
          nn::cross_entropy(colour_logits, targets.colour) +
-         nn::cross_entropy(item_logits, item_labels);
+         nn::cross_entropy(items.logits, items.labels);
 }
 
-std::vector<double> pretrain_encoder(Encoder& encoder, const data::CanvasGenerator& crops,
+std::vector<double> pretrain_encoder(Encoder& encoder, const data::CanvasGenerator& canvases,
                                      const PretrainOptions& options, Generator& gen) {
   optim::Adam adam(encoder.parameters(), {.lr = options.lr});
   // The learning rate falls along half a cosine to a tenth of itself: the last steps refine.
@@ -141,7 +172,7 @@ std::vector<double> pretrain_encoder(Encoder& encoder, const data::CanvasGenerat
   double running = 0;
   for (Index step = 1; step <= options.steps; ++step) {
     std::vector<CanvasExample> batch;
-    for (Index i = 0; i < options.batch; ++i) batch.push_back(crops.make(gen));
+    for (Index i = 0; i < options.batch; ++i) batch.push_back(canvases.make(gen));
     optim::apply_schedule(adam, schedule);
     adam.zero_grad();
     Tensor loss = pretraining_loss(encoder, batch);
@@ -159,38 +190,40 @@ std::vector<double> pretrain_encoder(Encoder& encoder, const data::CanvasGenerat
   return losses;
 }
 
-CropAccuracy crop_accuracy(Encoder& encoder, const std::vector<CanvasExample>& crops) {
+ItemAccuracy item_accuracy(Encoder& encoder, const std::vector<CanvasExample>& canvases) {
   NoGradGuard no_graph;
-  Index nouns = 0, colours = 0;
-  for (std::size_t start = 0; start < crops.size(); start += 64) {
+  Index objects = 0, nouns = 0, colours = 0;
+  for (std::size_t start = 0; start < canvases.size(); start += 64) {
     std::vector<const CanvasExample*> batch;
-    for (std::size_t i = start; i < std::min(crops.size(), start + 64); ++i)
-      batch.push_back(&crops[i]);
+    for (std::size_t i = start; i < std::min(canvases.size(), start + 64); ++i)
+      batch.push_back(&canvases[i]);
     Tensor images = stack_images(batch);
     const NDArray logits = encoder.cell_logits(images).data();  // [B, L, labels]
-    const NDArray what = cell_targets(batch, images.size(2)).what.data();
     const Index cells = logits.size(1), labels = logits.size(2);
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      // The mean scores of the cells inside the item's box (all cells if none is).
-      std::vector<double> mean(static_cast<std::size_t>(labels), 0.0);
-      Index inside = 0;
-      for (int pass = 0; pass < 2 && inside == 0; ++pass)
-        for (Index cell = 0; cell < cells; ++cell) {
-          const Index k = static_cast<Index>(b) * cells + cell;
-          if (pass == 0 && what.data<std::int64_t>()[k] == kNothing) continue;
-          ++inside;
-          for (Index j = 0; j < labels; ++j)
-            mean[static_cast<std::size_t>(j)] += logits.data<float>()[k * labels + j];
-        }
-      auto best = [&](Index from, Index to) {
-        return std::max_element(mean.begin() + from, mean.begin() + to) - (mean.begin() + from);
-      };
-      nouns += best(0, kClasses) == batch[b]->objects[0].label;
-      colours += best(kClasses + 1, labels - 1) == batch[b]->objects[0].color;
-    }
+    const Index grid = images.size(2) / kCellPixels;
+    for (std::size_t b = 0; b < batch.size(); ++b)
+      for (const data::CanvasObject& object : batch[b]->objects) {
+        // The mean scores of the cells inside the item's box (all cells if none is).
+        std::vector<double> mean(static_cast<std::size_t>(labels), 0.0);
+        Index inside = 0;
+        for (int pass = 0; pass < 2 && inside == 0; ++pass)
+          for (Index cell = 0; cell < cells; ++cell) {
+            if (pass == 0 && !cell_in_box(object.box, cell, grid)) continue;
+            ++inside;
+            const float* row =
+                logits.data<float>() + (static_cast<Index>(b) * cells + cell) * labels;
+            for (Index j = 0; j < labels; ++j) mean[static_cast<std::size_t>(j)] += row[j];
+          }
+        auto best = [&](Index from, Index to) {
+          return std::max_element(mean.begin() + from, mean.begin() + to) - (mean.begin() + from);
+        };
+        ++objects;
+        nouns += best(0, kClasses) == object.label;
+        colours += best(kClasses + 1, labels - 1) == object.color;
+      }
   }
-  const double n = static_cast<double>(crops.size());
-  return {static_cast<double>(nouns) / n, static_cast<double>(colours) / n};
+  const double n = static_cast<double>(std::max<Index>(objects, 1));
+  return {objects, static_cast<double>(nouns) / n, static_cast<double>(colours) / n};
 }
 
 namespace {

@@ -1,5 +1,5 @@
 // The steps before the decoder, shared by lessons 09 and 10: make the canvases, pre-train
-// the encoder on single-item canvases (every cell says what is at its centre), freeze it and
+// the encoder on canvases like them (every cell says what is at its centre), freeze it and
 // compute every canvas's regions.
 #include <chrono>
 #include <filesystem>
@@ -9,17 +9,18 @@
 namespace attend::lesson09 {
 
 namespace {
-constexpr Index kHeldOutCrops = 1000;       // single-item canvases that score the encoder
+constexpr Index kHeldOutItems = 1000;       // single-item canvases that score the encoder
+constexpr Index kSingleItemCanvas = 32;     // their side
 constexpr std::uint64_t kEncoderSeed = 31;  // offset of the pre-training generator's seed
 }  // namespace
 
 std::string encoder_cache_file(const PipelineOptions& o) {
   // Everything the pre-trained weights depend on is in the name (the float32 sums also
   // depend on the number of threads, in the last bits only).
-  return fmt::format("{}/encoder_seed{}_{}_{}_steps{}_batch{}_lr{}.ckpt", o.encoder_cache, o.seed,
-                     o.synthetic ? "synthetic" : "fashion",
-                     o.all_classes ? "10classes" : "5classes", o.encoder.steps, o.encoder.batch,
-                     o.encoder.lr);
+  return fmt::format("{}/encoder_seed{}_{}_{}_canvas{}_objects{}_steps{}_batch{}_lr{}.ckpt",
+                     o.encoder_cache, o.seed, o.synthetic ? "synthetic" : "fashion",
+                     o.all_classes ? "10classes" : "5classes", o.encoder.canvas_size,
+                     o.encoder.max_objects, o.encoder.steps, o.encoder.batch, o.encoder.lr);
 }
 
 PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encoder) {
@@ -53,7 +54,7 @@ PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encod
                                static_cast<std::size_t>(options.test), options.seed);
   p.vocab = caption_vocabulary(train_gen);
   p.nouns = train_gen.distinct_nouns();
-  // Pre-training on single items drawn from the training pictures (or loading the weights an
+  // Pre-training on canvases drawn from the training pictures (or loading the weights an
   // earlier run with the same settings saved); scored on held-out ones either way.
   const std::string cached = options.encoder_cache.empty() ? "" : encoder_cache_file(options);
   if (!cached.empty() && std::filesystem::exists(cached)) {
@@ -67,21 +68,24 @@ PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encod
   }
   if (p.encoder_loaded_from.empty()) {
     Generator pretrain_gen(options.seed + kEncoderSeed);
-    p.encoder_losses = pretrain_encoder(
-        encoder,
-        single_item_canvases(train_items, options.encoder.crop_size, canvas_options.classes),
-        options.encoder, pretrain_gen);
+    p.encoder_losses =
+        pretrain_encoder(encoder,
+                         pretraining_canvases(train_items, options.encoder.canvas_size,
+                                              canvas_options.classes, options.encoder.max_objects),
+                         options.encoder, pretrain_gen);
     if (!cached.empty()) {
       std::filesystem::create_directories(options.encoder_cache);
       nn::save_checkpoint(cached, encoder);
     }
   }
-  data::CanvasGenerator held_out_crops =
-      single_item_canvases(held_out_items, options.encoder.crop_size, canvas_options.classes);
-  Generator crop_gen(options.seed + 2);
-  std::vector<CanvasExample> crops;
-  for (Index i = 0; i < kHeldOutCrops; ++i) crops.push_back(held_out_crops.make(crop_gen));
-  p.encoder_accuracy = crop_accuracy(encoder, crops);
+  data::CanvasGenerator held_out_singles =
+      pretraining_canvases(held_out_items, kSingleItemCanvas, canvas_options.classes, 1);
+  Generator single_gen(options.seed + 2);
+  std::vector<CanvasExample> singles;
+  for (Index i = 0; i < kHeldOutItems; ++i) singles.push_back(held_out_singles.make(single_gen));
+  p.encoder_accuracy = item_accuracy(encoder, singles);
+  // And on the test canvases themselves: every object, from the cells inside its box.
+  p.encoder_canvas_accuracy = item_accuracy(encoder, p.splits.test);
   p.train_regions = encode_all(encoder, p.splits.train);
   p.validation_regions = encode_all(encoder, p.splits.validation);
   p.test_regions = encode_all(encoder, p.splits.test);

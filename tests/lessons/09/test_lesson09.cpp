@@ -301,3 +301,45 @@ TEST_CASE("pre-training targets: a cell is the class and colour of the box holdi
     CHECK(colour.data<std::int64_t>()[cell] == (inside ? 2 : none));
   }
 }
+
+TEST_CASE("item_scores: each item's mean cell scores over the cells inside its box",
+          "[gradcheck]") {
+  // Two 32x32 canvases: a 4x4 grid of 8-pixel cells, centres at 4, 12, 20, 28.
+  std::vector<CanvasExample> canvases(2);
+  auto item = [](Index label, data::Box box) {
+    data::CanvasObject o;
+    o.label = label;
+    o.box = box;
+    return o;
+  };
+  canvases[0].objects = {item(3, {0, 0, 16, 8}),     // cells 0, 1
+                         item(1, {16, 16, 32, 32}),  // cells 10, 11, 14, 15
+                         item(2, {1, 1, 3, 3})};     // no cell centre: left out
+  canvases[1].objects = {item(4, {8, 8, 16, 16})};   // cell 5
+  Generator gen(21);
+  Tensor scores = randn({2, 16, 5}, gen, kFloat64).requires_grad_();
+  ItemScores items = item_scores(scores, pointers(canvases));
+  REQUIRE(items.logits.shape() == Shape{3, 5});
+  CHECK(items.labels.data().to_vector() == std::vector<double>{3, 1, 4});
+  const NDArray s = scores.data();
+  for (Index c = 0; c < 5; ++c) {
+    CHECK(items.logits.data().at({0, c}) ==
+          Approx((s.at({0, 0, c}) + s.at({0, 1, c})) / 2).margin(1e-12));
+    CHECK(items.logits.data().at({1, c}) ==
+          Approx((s.at({0, 10, c}) + s.at({0, 11, c}) + s.at({0, 14, c}) + s.at({0, 15, c})) / 4)
+              .margin(1e-12));
+    CHECK(items.logits.data().at({2, c}) == Approx(s.at({1, 5, c})).margin(1e-12));
+  }
+  // The item term of the pre-training loss, through the means, in float64.
+  GradcheckResult result = gradcheck(
+      [&](const std::vector<Tensor>& in) {
+        ItemScores it = item_scores(in[0], pointers(canvases));
+        return nn::cross_entropy(it.logits, it.labels);
+      },
+      {scores}, tolerances());
+  INFO(result.report);
+  CHECK(result.ok);
+  // A shape that is not [B, n^2, C] is an error that names the function.
+  CHECK_THROWS_WITH(item_scores(randn({2, 15, 5}, gen), pointers(canvases)),
+                    Catch::Matchers::Contains("item_scores"));
+}
