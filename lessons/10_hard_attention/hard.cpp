@@ -39,6 +39,7 @@
 // which is the region read at test time. With tau = 1 (alpha itself) the samples fall on a
 // different cell from one minibatch to the next, and the decoder learns to ignore z_t
 // (docs/10_hard_attention.md, section 6, has the measurements).
+#include <algorithm>
 #include <cmath>
 
 #include "lessons/10_hard_attention/lesson.h"
@@ -111,20 +112,27 @@ HardUnrolled hard_unroll(Decoder& decoder, const Tensor& regions, const CaptionB
   return out;
 }
 
-Tensor reinforce_surrogate(const HardUnrolled& out, double baseline, const HardOptions& options) {
-  // (log p(y|s~,a) - b), a constant for autograd: no gradient flows through the reward.
-  Tensor advantage(map(out.log_likelihood.data(), [baseline](auto v) { return v - baseline; }));
+Tensor reinforce_surrogate(const HardUnrolled& out, double baseline, const HardOptions& options,
+                           double scale) {
+  // (log p(y|s~,a) - b) / scale, a constant for autograd: no gradient flows through the reward.
+  Tensor advantage(
+      map(out.log_likelihood.data(), [baseline, scale](auto v) { return (v - baseline) / scale; }));
   Tensor per_image = -out.log_likelihood -
                      options.reinforce_weight * advantage * out.log_p_samples -
                      options.entropy_weight * out.entropy;
   return mean(per_image);
 }
 
+double HardAttentionLoss::advantage_scale() const {
+  return options_.normalise_advantage ? std::max(1.0, std::sqrt(squared_advantage_)) : 1.0;
+}
+
 lesson09::LossParts HardAttentionLoss::operator()(const Tensor& regions,
                                                   const CaptionBatch& batch) {
   HardUnrolled out =
       hard_unroll(decoder_, regions, batch, options_.semi_sampling, gen_, {}, options_.temperature);
-  // The mean log p(y|s~,a) of the images that sampled, for the baseline.
+  // The mean log p(y|s~,a) of the images that sampled, for the baseline, and the mean squared
+  // centred reward, for the variance normalisation.
   const std::vector<double> ll = out.log_likelihood.data().to_vector();
   const std::vector<double> sampled = out.sampled.to_vector();
   double sum_ll = 0, count = 0;
@@ -132,14 +140,23 @@ lesson09::LossParts HardAttentionLoss::operator()(const Tensor& regions,
     sum_ll += sampled[b] * ll[b];
     count += sampled[b];
   }
+  auto mean_squared_advantage = [&] {
+    double sum = 0;
+    for (std::size_t b = 0; b < ll.size(); ++b)
+      sum += sampled[b] * (ll[b] - baseline_) * (ll[b] - baseline_);
+    return sum / count;
+  };
   if (count > 0 && !has_baseline_) {
     baseline_ = sum_ll / count;  // start at the first minibatch's mean, not at 0
+    squared_advantage_ = mean_squared_advantage();
     has_baseline_ = true;
   }
-  Tensor loss = reinforce_surrogate(out, baseline_, options_);
-  if (count > 0)  // b_k = 0.9 b_{k-1} + 0.1 log p(y | s~_k, a)
-    baseline_ =
-        options_.baseline_decay * baseline_ + (1 - options_.baseline_decay) * sum_ll / count;
+  Tensor loss = reinforce_surrogate(out, baseline_, options_, advantage_scale());
+  if (count > 0) {  // b_k = 0.9 b_{k-1} + 0.1 log p(y | s~_k, a), and the same for the spread
+    const double decay = options_.baseline_decay;
+    squared_advantage_ = decay * squared_advantage_ + (1 - decay) * mean_squared_advantage();
+    baseline_ = decay * baseline_ + (1 - decay) * sum_ll / count;
+  }
   double nll = 0;
   for (double v : ll) nll -= v / static_cast<double>(ll.size());
   return {loss, nll, 0};

@@ -24,6 +24,10 @@ struct HardOptions {
   double entropy_weight = 0.0;  // lambda_e (the program's default, --entropy-weight)
   double baseline_decay = 0.9;  // b <- 0.9 b + 0.1 log p(y|s)
   double temperature = 1;       // tau: samples from softmax(e / tau); 1 = from alpha (the paper)
+  // Variance normalisation (Mnih & Gregor 2014, NVIL): divide the centred reward
+  // log p(y|s,a) - b by max(1, a moving estimate of its standard deviation), so that the
+  // REINFORCE term keeps one scale while the captions' log-likelihoods shrink in training.
+  bool normalise_advantage = false;
 };
 
 // What a sampled unroll computed, for B captions of T steps over L regions.
@@ -52,7 +56,9 @@ HardUnrolled hard_unroll(Decoder& decoder, const Tensor& regions, const CaptionB
 //                  + lambda_e dH/dW ],
 // built as mean_b[ -log p(y|s,a) - lambda_r (log p(y|s,a) - b)_detached log p(s|a)
 //                  - lambda_e H ].
-Tensor reinforce_surrogate(const HardUnrolled& out, double baseline, const HardOptions& options);
+// `scale` divides the centred reward (variance normalisation; 1: none).
+Tensor reinforce_surrogate(const HardUnrolled& out, double baseline, const HardOptions& options,
+                           double scale = 1);
 
 // Training state of hard attention: the baseline b, a moving average of log p(y|s,a).
 class HardAttentionLoss {
@@ -62,13 +68,17 @@ class HardAttentionLoss {
   // The loss of one minibatch (updates the baseline afterwards); nll is -log p(y|s,a).
   lesson09::LossParts operator()(const Tensor& regions, const CaptionBatch& batch);
   double baseline() const { return baseline_; }
+  // The divisor of the centred reward: max(1, sqrt(moving mean of (log p(y|s,a) - b)^2)), or
+  // 1 without variance normalisation.
+  double advantage_scale() const;
 
  private:
   Decoder& decoder_;
   HardOptions options_;
   Generator& gen_;
   double baseline_ = 0;
-  bool has_baseline_ = false;  // the first minibatch starts b at its own mean
+  double squared_advantage_ = 0;  // moving mean of (log p(y|s,a) - b)^2
+  bool has_baseline_ = false;     // the first minibatch starts b (and the spread) at its own
 };
 
 // ---- compare.cpp: the soft-versus-hard table ---------------------------------------------

@@ -258,3 +258,59 @@ TEST_CASE("the moving-average baseline: starts at the first batch, then b = 0.9 
   const double second = mean(hard_unroll(decoder, regions, batch, 0.0, b).log_likelihood).item();
   CHECK(loss.baseline() == Approx(0.9 * first + 0.1 * second).margin(1e-12));
 }
+
+TEST_CASE("variance normalisation divides the centred reward by max(1, its moving spread)") {
+  Generator gen(13);
+  Vocabulary vocab = tiny_vocabulary();
+  Decoder decoder(tiny_sizes(vocab.size()), gen);
+  decoder.to(kFloat64);
+  // Large regions, so that the sampled choice moves log p(y|s,a) by more than 1 nat.
+  Tensor regions = randn({8, 4, 2}, gen, kFloat64) * 30.0;
+  CaptionBatch batch = repeated_caption({"a", "red", "bag", "left", "of", "a", "boot"}, 8, vocab);
+  Generator a(3), b(3);
+  HardAttentionLoss loss(decoder, {.semi_sampling = 0, .normalise_advantage = true}, a);
+  // The same draws again: the first batch's rewards, and the spread around their mean.
+  auto rewards = [&] {
+    return hard_unroll(decoder, regions, batch, 0.0, b).log_likelihood.data().to_vector();
+  };
+  auto mean_squared = [](const std::vector<double>& r, double centre) {
+    double s = 0;
+    for (double v : r) s += (v - centre) * (v - centre) / static_cast<double>(r.size());
+    return s;
+  };
+  loss(regions, batch);
+  const std::vector<double> first = rewards();
+  double b1 = 0;
+  for (double v : first) b1 += v / static_cast<double>(first.size());
+  const double spread1 = mean_squared(first, b1);
+  REQUIRE(std::sqrt(spread1) > 1);  // else max(1, .) would hide the division
+  CHECK(loss.advantage_scale() == Approx(std::sqrt(spread1)).epsilon(1e-12));
+  // Second batch: centred on the baseline before its update, then averaged 0.9 / 0.1.
+  loss(regions, batch);
+  const double spread2 = 0.9 * spread1 + 0.1 * mean_squared(rewards(), b1);
+  CHECK(loss.advantage_scale() == Approx(std::max(1.0, std::sqrt(spread2))).epsilon(1e-12));
+  // Without normalisation the reward is not divided.
+  HardAttentionLoss plain(decoder, {.semi_sampling = 0}, a);
+  plain(regions, batch);
+  CHECK(plain.advantage_scale() == 1.0);
+}
+
+TEST_CASE("the surrogate's REINFORCE term scales as 1 / scale") {
+  Generator gen(14);
+  Vocabulary vocab = tiny_vocabulary();
+  Decoder decoder(tiny_sizes(vocab.size()), gen);
+  decoder.to(kFloat64);
+  Tensor regions = randn({3, 4, 2}, gen, kFloat64);
+  CaptionBatch batch = repeated_caption({"a", "red", "bag"}, 3, vocab);
+  Generator draws(5);
+  const HardUnrolled out = hard_unroll(decoder, regions, batch, 0.0, draws);
+  const HardOptions only_reinforce{.reinforce_weight = 1};
+  // surrogate - (-mean log p(y|s)) is the REINFORCE term alone (no entropy weight).
+  auto reinforce_term = [&](double scale) {
+    return (reinforce_surrogate(out, -2.0, only_reinforce, scale) + mean(out.log_likelihood))
+        .item();
+  };
+  const double unscaled = reinforce_term(1.0);
+  REQUIRE(std::abs(unscaled) > 1e-6);
+  CHECK(reinforce_term(4.0) == Approx(unscaled / 4.0).epsilon(1e-12));
+}
