@@ -34,6 +34,17 @@ CaptionBatch repeated_caption(const std::vector<std::string>& words, Index copie
   return make_caption_batch(batch, vocab, kFloat64);
 }
 
+// A tiny float64 decoder, its vocabulary and the generator that drew its weights.
+struct TinyDecoder {
+  explicit TinyDecoder(std::uint64_t seed)
+      : gen(seed), vocab(tiny_vocabulary()), decoder(tiny_sizes(vocab.size()), gen) {
+    decoder.to(kFloat64);
+  }
+  Generator gen;
+  Vocabulary vocab;
+  Decoder decoder;
+};
+
 // Every parameter's gradient, flattened in a fixed order (0 where there is none).
 std::vector<double> flat_gradient(Decoder& decoder) {
   std::vector<double> flat;
@@ -132,10 +143,8 @@ constexpr Index kGroups = 400, kPerGroup = 50;  // 20,000 samples
 }  // namespace
 
 TEST_CASE("REINFORCE is unbiased: the mean of 20,000 estimates matches the exact gradient") {
-  Generator gen(2024);
-  Vocabulary vocab = tiny_vocabulary();
-  Decoder decoder(tiny_sizes(vocab.size()), gen);
-  decoder.to(kFloat64);
+  TinyDecoder tiny(2024);
+  auto& [gen, vocab, decoder] = tiny;
   NDArray image = NDArray::normal({1, 4, 2}, gen, 0, 1, kFloat64);
   const std::vector<double> exact = exact_gradient(decoder, image, vocab, 1.0, gen);
 
@@ -167,10 +176,8 @@ TEST_CASE("REINFORCE with a temperature is unbiased for the tempered policy's ob
   // term) must match the exact gradient of sum_s pi(s) log p(y|s,a), and not that of the
   // objective under alpha itself. tau = 0.5: sharper than alpha, not yet deterministic.
   constexpr double kTau = 0.5;
-  Generator gen(2025);
-  Vocabulary vocab = tiny_vocabulary();
-  Decoder decoder(tiny_sizes(vocab.size()), gen);
-  decoder.to(kFloat64);
+  TinyDecoder tiny(2025);
+  auto& [gen, vocab, decoder] = tiny;
   NDArray image = NDArray::normal({1, 4, 2}, gen, 0, 1, kFloat64);
   const std::vector<double> exact = exact_gradient(decoder, image, vocab, kTau, gen);
   const HardOptions rule{
@@ -304,10 +311,8 @@ TEST_CASE("the moving-average baseline: starts at the first batch, then b = 0.9 
 }
 
 TEST_CASE("variance normalisation divides the centred reward by max(1, its moving spread)") {
-  Generator gen(13);
-  Vocabulary vocab = tiny_vocabulary();
-  Decoder decoder(tiny_sizes(vocab.size()), gen);
-  decoder.to(kFloat64);
+  TinyDecoder tiny(13);
+  auto& [gen, vocab, decoder] = tiny;
   // Large regions, so that the sampled choice moves log p(y|s,a) by more than 1 nat.
   Tensor regions = randn({8, 4, 2}, gen, kFloat64) * 30.0;
   CaptionBatch batch = repeated_caption({"a", "red", "bag", "left", "of", "a", "boot"}, 8, vocab);
@@ -340,10 +345,8 @@ TEST_CASE("variance normalisation divides the centred reward by max(1, its movin
 }
 
 TEST_CASE("the surrogate's REINFORCE term scales as 1 / scale") {
-  Generator gen(14);
-  Vocabulary vocab = tiny_vocabulary();
-  Decoder decoder(tiny_sizes(vocab.size()), gen);
-  decoder.to(kFloat64);
+  TinyDecoder tiny(14);
+  auto& [gen, vocab, decoder] = tiny;
   Tensor regions = randn({3, 4, 2}, gen, kFloat64);
   CaptionBatch batch = repeated_caption({"a", "red", "bag"}, 3, vocab);
   Generator draws(5);
