@@ -226,24 +226,17 @@ ItemAccuracy item_accuracy(Encoder& encoder, const std::vector<CanvasExample>& c
   return {objects, static_cast<double>(nouns) / n, static_cast<double>(colours) / n};
 }
 
-namespace {
-
-std::vector<const CanvasExample*> pointers(const std::vector<CanvasExample>& canvases,
-                                           std::size_t start, std::size_t count) {
-  std::vector<const CanvasExample*> out;
-  for (std::size_t i = start; i < std::min(canvases.size(), start + count); ++i)
-    out.push_back(&canvases[i]);
-  return out;
-}
-
-}  // namespace
-
-NDArray encode_all(Encoder& encoder, const std::vector<CanvasExample>& canvases) {
+NDArray encode_all(Encoder& encoder, std::span<const CanvasExample> canvases) {
   NoGradGuard no_graph;
+  constexpr std::size_t kBatch = 64;
   NDArray out;
   float* dst = nullptr;
-  for (std::size_t start = 0; start < canvases.size(); start += 64) {
-    NDArray regions = encoder.regions(stack_images(pointers(canvases, start, 64))).data();
+  for (std::size_t start = 0; start < canvases.size(); start += kBatch) {
+    std::vector<const CanvasExample*> batch;
+    for (const CanvasExample& c :
+         canvases.subspan(start, std::min(kBatch, canvases.size() - start)))
+      batch.push_back(&c);
+    NDArray regions = encoder.regions(stack_images(batch)).data();
     if (!out.defined()) {
       out = NDArray::empty({static_cast<Index>(canvases.size()), regions.size(1), regions.size(2)});
       dst = out.data<float>();

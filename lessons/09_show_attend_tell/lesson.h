@@ -5,7 +5,7 @@
 //   encoder.cpp    the CNN: a 64x64 canvas -> an 8x8 grid of L = 64 regions a_i of D = 64;
 //                  pre-trained to say what is at each cell of canvases like the captioned
 //                  ones, then frozen
-//   pipeline.cpp   canvases made, the encoder pre-trained and frozen, regions computed once
+//   pipeline.cpp   the encoder pre-trained and frozen, canvases made, regions computed once
 //   decoder.cpp    the LSTM decoder: f_init, f_att (eqs 4-5), the gate beta, phi (eq 6),
 //                  the LSTM (eqs 1-3) and the deep output layer (eq 7)
 //   loss.cpp       -log p(y|a) plus the doubly stochastic regulariser lambda
@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -131,7 +132,7 @@ ItemAccuracy item_accuracy(Encoder& encoder, const std::vector<CanvasExample>& c
 
 // The frozen encoder's regions for every canvas: float32 [N, L, D + 2] (computed once, so that
 // the decoder trains on them without running the CNN again).
-NDArray encode_all(Encoder& encoder, const std::vector<CanvasExample>& canvases);
+NDArray encode_all(Encoder& encoder, std::span<const CanvasExample> canvases);
 
 // ---- the steps before the decoder: pipeline.cpp ----------------------------------------------
 
@@ -168,8 +169,9 @@ struct PreparedCanvases {
   NDArray train_regions, validation_regions, test_regions;  // [N, L, D + 2] each
   double seconds = 0;
 };
-// Canvases (training ones from the training items, held-out ones from the test items), the
-// encoder pre-trained and frozen, and every canvas's regions.
+// The encoder pre-trained (or loaded) and frozen; the canvases (training ones from the
+// training items, held-out ones from the test items) and every canvas's regions. The training
+// canvases keep their captions but not their images, dropped as soon as they are encoded.
 // The encoder's pre-training draws from its own generator (seeded from options.seed), so a
 // run that loads a cached encoder makes the same canvases and decoders as one that trains it.
 PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encoder);

@@ -1,8 +1,11 @@
-// The steps before the decoder, shared by lessons 09 and 10: make the canvases, pre-train
-// the encoder on canvases like them (every cell says what is at its centre), freeze it and
-// compute every canvas's regions.
+// The steps before the decoder, shared by lessons 09 and 10: pre-train the encoder on
+// canvases like the captioned ones (every cell says what is at its centre) and freeze it,
+// then make the canvases and compute every canvas's regions (the training canvases a chunk
+// at a time, their images dropped once encoded).
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <span>
 
 #include "lessons/09_show_attend_tell/lesson.h"
 
@@ -48,10 +51,6 @@ PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encod
   if (!options.all_classes) canvas_options.classes = kCaptionClasses;
   data::CanvasGenerator train_gen(train_items, canvas_options),
       held_out_gen(held_out_items, canvas_options);
-  p.splits =
-      data::make_canvas_splits(train_gen, held_out_gen, static_cast<std::size_t>(options.train),
-                               static_cast<std::size_t>(options.validation),
-                               static_cast<std::size_t>(options.test), options.seed);
   p.vocab = caption_vocabulary(train_gen);
   p.nouns = train_gen.distinct_nouns();
   // Pre-training on canvases drawn from the training pictures (or loading the weights an
@@ -78,6 +77,24 @@ PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encod
       nn::save_checkpoint(cached, encoder);
     }
   }
+  // The canvases. The training ones are encoded a chunk at a time as they are made, and
+  // their images dropped at once (the decoder reads only the frozen regions): 24,000 images
+  // at once would take 1.2 GB.
+  const Index train = options.train;
+  Index encoded = 0;
+  auto encode_and_drop = [&](std::span<CanvasExample> chunk) {
+    NDArray regions = encode_all(encoder, chunk);
+    if (!p.train_regions.defined())
+      p.train_regions = NDArray::empty({train, regions.size(1), regions.size(2)});
+    std::copy_n(regions.data<float>(), regions.numel(),
+                p.train_regions.data<float>() + encoded * regions.size(1) * regions.size(2));
+    encoded += regions.size(0);
+    for (CanvasExample& c : chunk) c.image = NDArray();
+  };
+  p.splits = data::make_canvas_splits(train_gen, held_out_gen, static_cast<std::size_t>(train),
+                                      static_cast<std::size_t>(options.validation),
+                                      static_cast<std::size_t>(options.test), options.seed,
+                                      encode_and_drop);
   data::CanvasGenerator held_out_singles =
       pretraining_canvases(held_out_items, kSingleItemCanvas, canvas_options.classes, 1);
   Generator single_gen(options.seed + 2);
@@ -86,11 +103,8 @@ PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encod
   p.encoder_accuracy = item_accuracy(encoder, singles);
   // And on the test canvases themselves: every object, from the cells inside its box.
   p.encoder_canvas_accuracy = item_accuracy(encoder, p.splits.test);
-  p.train_regions = encode_all(encoder, p.splits.train);
   p.validation_regions = encode_all(encoder, p.splits.validation);
   p.test_regions = encode_all(encoder, p.splits.test);
-  // The training images are no longer needed: the decoder reads the frozen regions.
-  for (CanvasExample& c : p.splits.train) c.image = NDArray();
   p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return p;
 }

@@ -199,10 +199,20 @@ CanvasExample CanvasGenerator::make(Generator& gen) const {
 
 CanvasSplits make_canvas_splits(const CanvasGenerator& train_items,
                                 const CanvasGenerator& held_out_items, std::size_t train,
-                                std::size_t validation, std::size_t test, std::uint64_t seed) {
+                                std::size_t validation, std::size_t test, std::uint64_t seed,
+                                const CanvasChunkVisitor& train_chunks, std::size_t chunk_size) {
+  if (train_chunks && chunk_size == 0) fail("make_canvas_splits: chunk_size must be positive");
   CanvasSplits splits;
   Generator train_gen(seed), held_out_gen(seed + 1);
-  for (std::size_t i = 0; i < train; ++i) splits.train.push_back(train_items.make(train_gen));
+  splits.train.reserve(train);
+  std::size_t visited = 0;  // training canvases already passed to train_chunks
+  for (std::size_t i = 0; i < train; ++i) {
+    splits.train.push_back(train_items.make(train_gen));
+    if (train_chunks && (i + 1 - visited == chunk_size || i + 1 == train)) {
+      train_chunks(std::span<CanvasExample>(splits.train.data() + visited, i + 1 - visited));
+      visited = i + 1;
+    }
+  }
   for (std::size_t i = 0; i < validation; ++i)
     splits.validation.push_back(held_out_items.make(held_out_gen));
   for (std::size_t i = 0; i < test; ++i) splits.test.push_back(held_out_items.make(held_out_gen));

@@ -16,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -97,9 +99,17 @@ struct CanvasSplits {
 // pictures); validation and test canvases by `held_out_items` (made from pictures the model
 // never trains on, e.g. Fashion-MNIST's test split), so that held-out scores measure
 // generalisation to new objects, not memory.
+//
+// `train_chunks`, if given, is called with each run of `chunk_size` training canvases (the
+// last may be shorter) as soon as it is made: a caller that needs the images only once (to
+// encode them) can use them there and drop them, so that the images of all the training
+// canvases never exist at once. The canvases are the same with or without it.
+using CanvasChunkVisitor = std::function<void(std::span<CanvasExample>)>;
 CanvasSplits make_canvas_splits(const CanvasGenerator& train_items,
                                 const CanvasGenerator& held_out_items, std::size_t train,
-                                std::size_t validation, std::size_t test, std::uint64_t seed);
+                                std::size_t validation, std::size_t test, std::uint64_t seed,
+                                const CanvasChunkVisitor& train_chunks = {},
+                                std::size_t chunk_size = 1024);
 
 // The caption's grammar as a sentence: "a red coat left of a blue dress".
 std::string caption_text(const CanvasExample& example);

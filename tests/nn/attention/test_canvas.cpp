@@ -91,6 +91,37 @@ TEST_CASE("captions name the objects in layout order and words point at objects"
   }
 }
 
+TEST_CASE("canvas splits: training canvases visited in chunks as they are made", "[nn]") {
+  CanvasGenerator train = shapes_generator();
+  CanvasGenerator held_out(synthetic_fashion_mnist(Split::kTest, 200, 1));
+  CanvasSplits plain = make_canvas_splits(train, held_out, 10, 2, 2, 5);
+  std::vector<std::size_t> sizes;
+  std::vector<NDArray> seen;  // the images, in the order the visitor got them
+  CanvasSplits visited = make_canvas_splits(
+      train, held_out, 10, 2, 2, 5,
+      [&](std::span<CanvasExample> chunk) {
+        sizes.push_back(chunk.size());
+        for (CanvasExample& c : chunk) {
+          seen.push_back(c.image);
+          c.image = NDArray();  // what a caller that encodes them does
+        }
+      },
+      4);
+  CHECK(sizes == std::vector<std::size_t>{4, 4, 2});
+  REQUIRE(seen.size() == 10);
+  for (std::size_t i = 0; i < 10; ++i) {  // the same canvases, in order, as without chunks
+    check_close(seen[i], plain.train[i].image, 0);
+    CHECK(caption_text(visited.train[i]) == caption_text(plain.train[i]));
+    CHECK_FALSE(visited.train[i].image.defined());  // dropped by the visitor, and kept so
+  }
+  check_close(visited.test[1].image, plain.test[1].image, 0);
+  CHECK_THAT(error_message([&] {
+               make_canvas_splits(
+                   train, held_out, 3, 1, 1, 5, [](std::span<CanvasExample>) {}, 0);
+             }),
+             Contains("chunk_size must be positive"));
+}
+
 TEST_CASE("canvas splits are reproducible, vocabularies are complete, bad options fail", "[nn]") {
   CanvasGenerator train = shapes_generator();
   CanvasGenerator held_out(synthetic_fashion_mnist(Split::kTest, 200, 1));
