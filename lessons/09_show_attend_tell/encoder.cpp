@@ -82,11 +82,15 @@ namespace {
 constexpr Index kCellPixels = 8;  // three 2x max-pools: one cell is 8x8 pixels
 constexpr Index kNothing = kClasses;
 
-// The cells of a canvas whose centre lies inside `box`.
-bool cell_in_box(const data::Box& box, Index cell, Index grid) {
-  const double x = (static_cast<double>(cell % grid) + 0.5) * kCellPixels;
-  const double y = (static_cast<double>(cell / grid) + 0.5) * kCellPixels;
-  return box.contains(x, y);
+// The cells of a grid x grid canvas whose centre lies inside `box`, in row-major order.
+std::vector<Index> cells_in_box(const data::Box& box, Index grid) {
+  std::vector<Index> inside;
+  for (Index cell = 0; cell < grid * grid; ++cell) {
+    const double x = (static_cast<double>(cell % grid) + 0.5) * kCellPixels;
+    const double y = (static_cast<double>(cell / grid) + 0.5) * kCellPixels;
+    if (box.contains(x, y)) inside.push_back(cell);
+  }
+  return inside;
 }
 
 }  // namespace
@@ -99,11 +103,10 @@ CellTargets cell_targets(const std::vector<const CanvasExample*>& canvases, Inde
   NDArray colour = NDArray::full({batch, cells}, no_colour, kInt64);
   for (Index b = 0; b < batch; ++b)
     for (const data::CanvasObject& object : canvases[static_cast<std::size_t>(b)]->objects)
-      for (Index cell = 0; cell < cells; ++cell)
-        if (cell_in_box(object.box, cell, grid)) {
-          what.data<std::int64_t>()[b * cells + cell] = object.label;
-          colour.data<std::int64_t>()[b * cells + cell] = object.color;
-        }
+      for (Index cell : cells_in_box(object.box, grid)) {
+        what.data<std::int64_t>()[b * cells + cell] = object.label;
+        colour.data<std::int64_t>()[b * cells + cell] = object.color;
+      }
   return {Tensor(what), Tensor(colour)};
 }
 
@@ -122,10 +125,9 @@ ItemScores item_scores(const Tensor& cell_scores,
   std::vector<std::vector<Index>> item_cells;
   for (Index b = 0; b < batch; ++b)
     for (const data::CanvasObject& object : canvases[static_cast<std::size_t>(b)]->objects) {
-      std::vector<Index> inside;
-      for (Index cell = 0; cell < cells; ++cell)
-        if (cell_in_box(object.box, cell, grid)) inside.push_back(b * cells + cell);
-      if (inside.empty()) continue;  // a box too thin to hold a cell centre
+      std::vector<Index> inside = cells_in_box(object.box, grid);
+      if (inside.empty()) continue;                  // a box too thin to hold a cell centre
+      for (Index& cell : inside) cell += b * cells;  // its row in [B * L, C]
       labels.push_back(object.label);
       item_cells.push_back(std::move(inside));
     }
@@ -203,19 +205,18 @@ ItemAccuracy item_accuracy(Encoder& encoder, const std::vector<CanvasExample>& c
     const Index grid = images.size(2) / kCellPixels;
     for (std::size_t b = 0; b < batch.size(); ++b)
       for (const data::CanvasObject& object : batch[b]->objects) {
-        // The mean scores of the cells inside the item's box (all cells if none is).
-        std::vector<double> mean(static_cast<std::size_t>(labels), 0.0);
-        Index inside = 0;
-        for (int pass = 0; pass < 2 && inside == 0; ++pass)
-          for (Index cell = 0; cell < cells; ++cell) {
-            if (pass == 0 && !cell_in_box(object.box, cell, grid)) continue;
-            ++inside;
-            const float* row =
-                logits.data<float>() + (static_cast<Index>(b) * cells + cell) * labels;
-            for (Index j = 0; j < labels; ++j) mean[static_cast<std::size_t>(j)] += row[j];
-          }
+        // The summed scores of the cells inside the item's box (all cells if none is): the
+        // same argmax as their mean.
+        std::vector<Index> inside = cells_in_box(object.box, grid);
+        if (inside.empty())
+          for (Index cell = 0; cell < cells; ++cell) inside.push_back(cell);
+        std::vector<double> sum(static_cast<std::size_t>(labels), 0.0);
+        for (Index cell : inside) {
+          const float* row = logits.data<float>() + (static_cast<Index>(b) * cells + cell) * labels;
+          for (Index j = 0; j < labels; ++j) sum[static_cast<std::size_t>(j)] += row[j];
+        }
         auto best = [&](Index from, Index to) {
-          return std::max_element(mean.begin() + from, mean.begin() + to) - (mean.begin() + from);
+          return std::max_element(sum.begin() + from, sum.begin() + to) - (sum.begin() + from);
         };
         ++objects;
         nouns += best(0, kClasses) == object.label;
