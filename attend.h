@@ -3,6 +3,7 @@
 //   tensor/    NDArray, the data, and the kernels that compute with it
 //   autograd/  Tensor, the graph, backward(), gradcheck
 //   nn/        modules, losses, optimizers, checkpoints, data, plots
+//   app/       what a program needs: flags declared once, its transcript, a clock
 #pragma once
 
 #include "tensor/dtype.h"
@@ -49,3 +50,7 @@
 #include "nn/io/checkpoint.h"
 #include "nn/optim/optim.h"
 #include "nn/viz/viz.h"
+
+#include "app/clock.h"
+#include "app/flags.h"
+#include "app/transcript.h"
