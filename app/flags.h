@@ -49,7 +49,9 @@ Range<T> between(T low, T high) {  // low <= value <= high
 struct Choices {
   std::vector<std::string> allowed;
 };
-inline Choices one_of(std::vector<std::string> allowed) { return {std::move(allowed)}; }
+inline Choices one_of(std::vector<std::string> allowed) {
+  return {std::move(allowed)};
+}
 
 class Flags {
  public:

@@ -14,7 +14,8 @@ struct Options : app::Flags {
   std::uint64_t seed = flag(seed, "seed", 0, "seed");
   bool plot = flag(plot, "plot", true, "draw the curves");
   std::string out = flag(out, "out", "output/x", "folder");
-  std::string score = flag(score, "score", "additive", "score", app::one_of({"additive", "general"}));
+  std::string score =
+      flag(score, "score", "additive", "score", app::one_of({"additive", "general"}));
 };
 
 std::string error_of(const std::vector<std::string>& args) {
@@ -42,8 +43,8 @@ TEST_CASE("a flag's declaration gives the field its default", "[flags]") {
 
 TEST_CASE("flags are parsed in both spellings, bools alone or negated", "[flags]") {
   Options options;
-  REQUIRE(options.parse_or_throw({"--epochs", "3", "--lr=0.5", "--no-plot", "--score", "general",
-                                  "--out", "/tmp/o"}));
+  REQUIRE(options.parse_or_throw(
+      {"--epochs", "3", "--lr=0.5", "--no-plot", "--score", "general", "--out", "/tmp/o"}));
   CHECK(options.epochs == 3);
   CHECK(options.lr == 0.5);
   CHECK_FALSE(options.plot);
@@ -63,11 +64,12 @@ TEST_CASE("a copy of the options holds the values and parses into itself", "[fla
 }
 
 TEST_CASE("values out of range, malformed or unknown are errors naming the flag", "[flags]") {
-  CHECK_THAT(error_of({"--epochs", "0"}), Catch::Contains("--epochs: 0 is out of range") &&
-                                              Catch::Contains("at least 1"));
+  CHECK_THAT(error_of({"--epochs", "0"}),
+             Catch::Contains("--epochs: 0 is out of range") && Catch::Contains("at least 1"));
   CHECK_THAT(error_of({"--lr", "0"}), Catch::Contains("--lr: 0 is out of range"));
   CHECK_THAT(error_of({"--dropout", "1.5"}), Catch::Contains("0 to 1"));
-  CHECK_THAT(error_of({"--epochs", "three"}), Catch::Contains("--epochs: 'three' is not an integer"));
+  CHECK_THAT(error_of({"--epochs", "three"}),
+             Catch::Contains("--epochs: 'three' is not an integer"));
   CHECK_THAT(error_of({"--seed", "-1"}), Catch::Contains("--seed"));
   CHECK_THAT(error_of({"--seed", "99999999999999999999999"}), Catch::Contains("out of the range"));
   CHECK_THAT(error_of({"--score", "dot"}), Catch::Contains("not one of additive, general"));
@@ -80,7 +82,8 @@ TEST_CASE("values out of range, malformed or unknown are errors naming the flag"
 TEST_CASE("usage lists every flag with its default and range", "[flags]") {
   Options options;
   std::string text = options.usage("prog", "does things");
-  CHECK_THAT(text, Catch::Contains("--epochs <value>") && Catch::Contains("(default: 5; at least 1)"));
+  CHECK_THAT(text,
+             Catch::Contains("--epochs <value>") && Catch::Contains("(default: 5; at least 1)"));
   CHECK_THAT(text, Catch::Contains("--plot / --no-plot"));
   CHECK_THAT(text, Catch::Contains("one of additive, general"));
 }
