@@ -44,6 +44,54 @@ std::vector<Index> random_gaps(Index free, int parts, Generator& gen) {
   return gaps;
 }
 
+// Paints a size x size grey picture p at (x0, y0) of the [3, side, side] canvas, tinted;
+// returns the box of its ink (pixels above kInkThreshold), or the whole square if blank.
+Box paint_item(float* canvas, Index side, const float* p, Index size, Index x0, Index y0,
+               Rgb tint) {
+  Box box{side, side, 0, 0};
+  for (Index y = 0; y < size; ++y)
+    for (Index x = 0; x < size; ++x) {
+      const float v = std::clamp(p[y * size + x], 0.0f, 1.0f);
+      const Index cy = y0 + y, cx = x0 + x;
+      canvas[(0 * side + cy) * side + cx] = v * tint.r;
+      canvas[(1 * side + cy) * side + cx] = v * tint.g;
+      canvas[(2 * side + cy) * side + cx] = v * tint.b;
+      if (v > kInkThreshold) {
+        box.x0 = std::min(box.x0, cx);
+        box.y0 = std::min(box.y0, cy);
+        box.x1 = std::max(box.x1, cx + 1);
+        box.y1 = std::max(box.y1, cy + 1);
+      }
+    }
+  if (box.x1 <= box.x0) box = Box{x0, y0, x0 + size, y0 + size};  // a blank item
+  return box;
+}
+
+// The caption names the objects in layout order: "a red bag left of a blue shoe".
+void write_caption(CanvasExample& example, const std::vector<std::string>& nouns, bool colors,
+                   bool horizontal) {
+  for (std::size_t i = 0; i < example.objects.size(); ++i) {
+    const int object = static_cast<int>(i);
+    if (i > 0) {
+      if (horizontal) {
+        example.words.insert(example.words.end(), {"left", "of"});
+        example.word_object.insert(example.word_object.end(), {-1, -1});
+      } else {
+        example.words.push_back("above");
+        example.word_object.push_back(-1);
+      }
+    }
+    example.words.push_back("a");
+    example.word_object.push_back(-1);
+    if (colors) {
+      example.words.push_back(canvas_colors()[static_cast<std::size_t>(example.objects[i].color)]);
+      example.word_object.push_back(object);
+    }
+    example.words.push_back(nouns[static_cast<std::size_t>(example.objects[i].label)]);
+    example.word_object.push_back(object);
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& canvas_colors() {
@@ -154,46 +202,11 @@ CanvasExample CanvasGenerator::make(Generator& gen) const {
     const float* p = scaled.data<float>();
     const Rgb tint =
         options_.colors ? tints()[static_cast<std::size_t>(object.color)] : Rgb{1, 1, 1};
-    Box box{side, side, 0, 0};
-    for (Index y = 0; y < sizes[i]; ++y)
-      for (Index x = 0; x < sizes[i]; ++x) {
-        const float v = std::clamp(p[y * sizes[i] + x], 0.0f, 1.0f);
-        const Index cy = y0 + y, cx = x0 + x;
-        canvas[(0 * side + cy) * side + cx] = v * tint.r;
-        canvas[(1 * side + cy) * side + cx] = v * tint.g;
-        canvas[(2 * side + cy) * side + cx] = v * tint.b;
-        if (v > kInkThreshold) {
-          box.x0 = std::min(box.x0, cx);
-          box.y0 = std::min(box.y0, cy);
-          box.x1 = std::max(box.x1, cx + 1);
-          box.y1 = std::max(box.y1, cy + 1);
-        }
-      }
-    if (box.x1 <= box.x0) box = Box{x0, y0, x0 + sizes[i], y0 + sizes[i]};  // a blank item
-    object.box = box;
+    object.box = paint_item(canvas, side, p, sizes[i], x0, y0, tint);
     example.objects.push_back(object);
   }
 
-  // The caption names the objects in layout order.
-  for (int i = 0; i < count; ++i) {
-    if (i > 0) {
-      if (horizontal) {
-        example.words.insert(example.words.end(), {"left", "of"});
-        example.word_object.insert(example.word_object.end(), {-1, -1});
-      } else {
-        example.words.push_back("above");
-        example.word_object.push_back(-1);
-      }
-    }
-    example.words.push_back("a");
-    example.word_object.push_back(-1);
-    if (options_.colors) {
-      example.words.push_back(canvas_colors()[static_cast<std::size_t>(example.objects[i].color)]);
-      example.word_object.push_back(i);
-    }
-    example.words.push_back(nouns_[static_cast<std::size_t>(example.objects[i].label)]);
-    example.word_object.push_back(i);
-  }
+  write_caption(example, nouns_, options_.colors, horizontal);
   return example;
 }
 
