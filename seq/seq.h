@@ -8,6 +8,7 @@
 //   training_report.h   a training run in a transcript and a plot
 //   bleu.h              corpus BLEU
 //   date_task.h         the date task as token ids
+//   date_training.h     training on dates: length-sorted batches, early stopping on exact match
 //   date_evaluation.h   scoring on dates: exact match, by length and format, heatmap labels
 //   rnnsearch.h         RNNsearch (Bahdanau et al. 2015)
 #pragma once
@@ -16,6 +17,7 @@
 #include "seq/bleu.h"
 #include "seq/date_evaluation.h"
 #include "seq/date_task.h"
+#include "seq/date_training.h"
 #include "seq/decoding.h"
 #include "seq/model.h"
 #include "seq/rnnsearch.h"

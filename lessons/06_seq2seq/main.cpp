@@ -87,25 +87,14 @@ TrainingResult section_training(Transcript& t, EncoderDecoder& model, const Date
       "Adam (lr {}), gradient norm clipped at {}, batches of {} dates of similar length;\n"
       "at most {} epochs or {} s, stopping once validation exact match reaches {:.1f}%.\n",
       o.lr, o.clip, o.batch_size, o.epochs, o.seconds, 100 * o.stop_at);
-  std::vector<Index> lengths;
-  for (const DateExample& e : task.train) lengths.push_back(static_cast<Index>(e.input.size()));
-  auto batches = [&] {
-    std::vector<Batch> out;
-    for (const auto& rows : length_sorted_batches(lengths, o.batch_size, gen))
-      out.push_back(date_batch(task, task.train, rows));
-    return out;
-  };
-  auto validate = [&] {
-    return exact_match(task.validation, predict_dates(model, task, task.validation));
-  };
-  const TrainingResult r = train(model, batches, validate,
-                                 {.max_epochs = o.epochs,
-                                  .seconds = o.seconds,
-                                  .learning_rate = o.lr,
-                                  .clip_norm = o.clip,
-                                  .stop_at = o.stop_at,
-                                  .log_path = o.out + "/training.csv",
-                                  .label = "dates"});
+  const TrainingResult r = train_on_dates(model, task, o.batch_size, gen,
+                                          {.max_epochs = o.epochs,
+                                           .seconds = o.seconds,
+                                           .learning_rate = o.lr,
+                                           .clip_norm = o.clip,
+                                           .stop_at = o.stop_at,
+                                           .log_path = o.out + "/training.csv",
+                                           .label = "dates"});
   report_training(t, r, o.out + "/training.png", "Lesson 06: encoder-decoder without attention");
   return r;
 }

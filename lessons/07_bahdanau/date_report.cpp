@@ -19,33 +19,22 @@ constexpr std::array<int, 4> kHeatmapFormats = {0, 7, 10, 1};
 
 }  // namespace
 
-seq::TrainingResult train_on_dates(app::Transcript& t, seq::AttentionSeq2Seq& model,
-                                   const seq::DateTask& task, const Options& o, Generator& gen) {
+seq::TrainingResult train_and_report_dates(app::Transcript& t, seq::AttentionSeq2Seq& model,
+                                           const seq::DateTask& task, const Options& o,
+                                           Generator& gen) {
   t.heading("2. Training on dates");
   t.say(
       "{} training dates, Adam (lr {}), clipping at {}, batches of {} of similar length; at\n"
       "most {} epochs or {} s, stopping once validation exact match reaches {:.1f}%.\n",
       task.train.size(), o.lr, o.clip, o.batch_size, o.epochs, o.seconds, 100 * o.stop_at);
-  std::vector<Index> lengths;
-  for (const data::DateExample& e : task.train)
-    lengths.push_back(static_cast<Index>(e.input.size()));
-  auto batches = [&] {
-    std::vector<seq::Batch> out;
-    for (const auto& rows : seq::length_sorted_batches(lengths, o.batch_size, gen))
-      out.push_back(seq::date_batch(task, task.train, rows));
-    return out;
-  };
-  auto validate = [&] {
-    return seq::exact_match(task.validation, seq::predict_dates(model, task, task.validation));
-  };
-  const seq::TrainingResult r = seq::train(model, batches, validate,
-                                           {.max_epochs = o.epochs,
-                                            .seconds = o.seconds,
-                                            .learning_rate = o.lr,
-                                            .clip_norm = o.clip,
-                                            .stop_at = o.stop_at,
-                                            .log_path = o.out + "/training_dates.csv",
-                                            .label = "dates"});
+  const seq::TrainingResult r = seq::train_on_dates(model, task, o.batch_size, gen,
+                                                    {.max_epochs = o.epochs,
+                                                     .seconds = o.seconds,
+                                                     .learning_rate = o.lr,
+                                                     .clip_norm = o.clip,
+                                                     .stop_at = o.stop_at,
+                                                     .log_path = o.out + "/training_dates.csv",
+                                                     .label = "dates"});
   seq::report_training(t, r, o.out + "/training_dates.png", "Lesson 07: dates with attention");
   return r;
 }

@@ -105,8 +105,9 @@ void describe_model(app::Transcript& t, seq::AttentionSeq2Seq& model, const Opti
 // ---- date_report.cpp ---------------------------------------------------------------------
 
 // Section 2: trains the model on the dates and reports the run.
-seq::TrainingResult train_on_dates(app::Transcript& t, seq::AttentionSeq2Seq& model,
-                                   const seq::DateTask& task, const Options& o, Generator& gen);
+seq::TrainingResult train_and_report_dates(app::Transcript& t, seq::AttentionSeq2Seq& model,
+                                           const seq::DateTask& task, const Options& o,
+                                           Generator& gen);
 
 // Greedy outputs of the test dates, as strings, with their attention.
 struct DateResults {

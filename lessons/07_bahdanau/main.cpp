@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     seq::AttentionSeq2Seq model(date_sizes(task, o), seq::parse_scoring(o.score),
                                 seq::parse_readout(o.readout), gen);
     describe_model(t, model, o);
-    train_on_dates(t, model, task, o, gen);
+    train_and_report_dates(t, model, task, o, gen);
     const DateResults dates = score_dates(t, model, task, o);
     const double alignment = score_alignment(t, task, dates, o);
     compare_lengths(t, task, dates, baseline, o);

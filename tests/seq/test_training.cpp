@@ -61,3 +61,17 @@ TEST_CASE("a whole model's gradcheck asks for float64 and a batch of real ids", 
              Contains("to(kFloat64)"));
   CHECK_THAT(error_message([] { tiny_batch(5); }), Contains("at least 6"));
 }
+
+TEST_CASE("training on dates: length-sorted batches, validated by exact match", "[seq]") {
+  const DateTask& task = small_task();
+  Generator gen(9);
+  AttentionSeq2Seq model(tiny_date_sizes(task), Scoring::kAdditive, Readout::kMaxout, gen);
+  const TrainingResult r = train_on_dates(model, task, 50, gen, {.max_epochs = 2, .seconds = 600});
+  CHECK(r.epochs == 2);
+  CHECK(r.steps == 12);  // 300 dates in batches of 50, twice
+  REQUIRE(r.validation_score.size() == 2);
+  // The score after the last epoch is the model's exact match on the validation dates.
+  model.eval();
+  CHECK(r.validation_score.back() ==
+        exact_match(task.validation, predict_dates(model, task, task.validation)));
+}
