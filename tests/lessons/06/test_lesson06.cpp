@@ -3,6 +3,7 @@
 // padding invariance, and beam width 1 equal to greedy decoding. What it is trained and
 // scored with is tested with the library (tests/seq/).
 #include "lessons/06_seq2seq/lesson.h"
+#include "seq/test_models.h"
 #include "support.h"
 
 using namespace attend;
@@ -10,22 +11,6 @@ using namespace attend::testing;
 using namespace attend::seq;
 using attend::lesson06::EncoderDecoder;
 using Catch::Matchers::WithinAbs;
-
-namespace {
-
-const DateTask& small_task() {
-  static const DateTask task = make_date_task(300, 40, 40, 5);
-  return task;
-}
-
-ModelSizes tiny_sizes(const DateTask& task) {
-  return {.source_vocabulary = task.source_vocabulary.size(),
-          .target_vocabulary = task.target_vocabulary.size(),
-          .embedding = 4,
-          .hidden = 6};
-}
-
-}  // namespace
 
 TEST_CASE("gradcheck of the whole encoder-decoder, with padding", "[lesson06][gradcheck]") {
   for (std::uint64_t seed : {1, 2}) {
@@ -58,7 +43,7 @@ TEST_CASE("beam search of width 1 is greedy decoding, token for token", "[lesson
   const DateTask& task = small_task();
   for (std::uint64_t seed : {1, 2, 3}) {
     Generator gen(seed);
-    EncoderDecoder model(tiny_sizes(task), gen);
+    EncoderDecoder model(tiny_date_sizes(task), gen);
     std::vector<std::size_t> rows = {0, 1, 2, 3, 4, 5, 6, 7};
     const Batch batch = date_batch(task, task.test, rows);
     const std::vector<Decoded> greedy = greedy_decode(model, batch.source, batch.source_mask, 12);
