@@ -4,6 +4,8 @@
 //   autograd/  Tensor, the graph, backward(), gradcheck
 //   nn/        modules, losses, optimizers, checkpoints, data, plots
 //   app/       what a program needs: flags declared once, its transcript, a clock
+//   interpret/ reading attention maps: where a model looked, scored against the truth
+//   seq/       sequence models and decoding: encoder-decoders, training, beam search, BLEU
 #pragma once
 
 #include "tensor/dtype.h"
@@ -54,3 +56,7 @@
 #include "app/clock.h"
 #include "app/flags.h"
 #include "app/transcript.h"
+
+#include "interpret/interpret.h"
+
+#include "seq/seq.h"

@@ -1,156 +1,137 @@
-// Lesson 07: Bahdanau attention. The functions that main.cpp runs, in the order of the
-// chapter (docs/07_bahdanau.md), one file each:
+// Lesson 07: Bahdanau attention. What main.cpp runs, in the order of the chapter
+// (docs/07_bahdanau.md), one file each:
 //
-//   bahdanau.cpp      RNNsearch (Bahdanau, Cho & Bengio 2015): a bidirectional GRU encoder,
-//                     a GRU decoder that attends to every annotation h_j at every step
-//   alignment.cpp     alignment accuracy (does attention look where the digit comes from?)
-//                     and the date heatmaps
-//   bleu.cpp          corpus BLEU-4 (Papineni et al. 2002) with the brevity penalty
-//   translation.cpp   German-English sentence pairs as word ids, and their translation
+//   model_report.cpp         section 1: RNNsearch's equations, its size, its gradcheck
+//   date_report.cpp          sections 2-5: training on dates, exact match, alignment
+//                            accuracy and the date heatmaps, accuracy against input length
+//   translation.cpp          German-English sentence pairs as word ids, and their translation
+//   translation_report.cpp   section 6: training on them, BLEU, the sentence heatmaps
 //
-// Batches, teacher forcing, greedy decoding, beam search, the training loop and the date
-// evaluation come from lesson 06 (lessons/06_seq2seq/lesson.h).
+// The model (RNNsearch), the date task, batches, teacher forcing, greedy decoding, beam
+// search, the training loop, BLEU and the date evaluation come from the library (seq/), the
+// alignment accuracy and the heatmap matrices from interpret/; all of it is in attend.h.
 #pragma once
 
-#include <array>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "lessons/06_seq2seq/lesson.h"
+#include "attend.h"
 
 namespace attend::lesson07 {
 
-using lesson06::Batch;
-using lesson06::DateExample;
-using lesson06::Decoded;
-using lesson06::DecoderStep;
-using lesson06::Encoded;
-using lesson06::ModelSizes;
-using lesson06::TokenIds;
-using lesson06::Vocabulary;
+using data::Vocabulary;
+using seq::Batch;
+using seq::Decoded;
+using seq::TokenIds;
+using seq::Words;
 
-// ---- bahdanau.cpp ------------------------------------------------------------------------
-
-// How the decoder state s_{i-1} is scored against an annotation h_j.
-enum class Scoring {
-  kAdditive,  // e_ij = v_a^T tanh(W_a s_{i-1} + U_a h_j)   (Bahdanau et al. 2015, A.1.2)
-  kGeneral    // e_ij = s_{i-1}^T W h_j                      (Luong et al. 2015, "general")
-};
-Scoring parse_scoring(const std::string& name);  // "additive" or "general"
-std::string scoring_name(Scoring scoring);
-
-// How the output layer turns the decoder's state into next-word scores.
-enum class Readout {
-  // The deep output of A.2.2: t~_i = U_o s_{i-1} + V_o E y_{i-1} + C_o c_i (2l units),
-  // t_i = [max(t~_{i,2j-1}, t~_{i,2j})]_{j=1..l} (maxout), logits = W_o t_i.
-  kMaxout,
-  // One linear map of the new state: logits = W_o [s_i; c_i; E y_{i-1}] + b_o (as in
-  // /work/shared's REF-BAHDANAU and most tutorials).
-  kLinear
-};
-Readout parse_readout(const std::string& name);  // "maxout" or "linear"
-std::string readout_name(Readout readout);
-
-// RNNsearch. With n = sizes.hidden, m = sizes.embedding, n' = sizes.attention, l =
-// sizes.maxout:
-//   annotations  h_j = [h_fwd_j; h_bwd_j]  (eq. 7), a bidirectional GRU over E x
-//   first state  s_0 = tanh(W_s h_bwd_1 + b_s)                        (A.2.2)
-//   scores       e_ij = a(s_{i-1}, h_j)                                (eq. 6, A.1.2)
-//   weights      alpha_ij = exp(e_ij) / sum_k exp(e_ik), over real positions   (eq. 6)
-//   context      c_i = sum_j alpha_ij h_j                              (eq. 5)
-//   output       p(y_i | y_<i, x) = softmax(readout)                   (eq. 4, A.2.2)
-//   state        s_i = GRU([E y_{i-1}; c_i], s_{i-1})                  (A.2.2)
-// The biases the paper leaves out are all there (every Linear and the GRU have them).
-class AttentionSeq2Seq : public lesson06::Seq2SeqModel {
- public:
-  explicit AttentionSeq2Seq(const ModelSizes& sizes, Scoring scoring = Scoring::kAdditive,
-                            Readout readout = Readout::kMaxout,
-                            Generator& gen = default_generator());
-  Encoded encode(const Tensor& source, const Tensor& mask) override;
-  DecoderStep step(const Encoded& encoded, const Tensor& previous_state,
-                   const Tensor& previous_tokens) override;
-  Tensor output_layer(const Tensor& features) override;
-  bool has_attention() const override { return true; }
-  std::string describe() const override { return "AttentionSeq2Seq"; }
-  Scoring scoring() const { return scoring_; }
-  Readout readout_kind() const { return readout_; }
-
-  nn::Embedding source_embedding;
-  nn::Embedding target_embedding;
-  nn::GRU encoder;        // bidirectional, n per direction
-  nn::Linear init_state;  // W_s: h_bwd_1 [n] -> s_0 [n]
-  // The alignment model: one of the two, as `scoring` says.
-  std::unique_ptr<nn::AdditiveScore> additive;  // W_a [n -> n'], U_a [2n -> n'], v_a [n' -> 1]
-  std::unique_ptr<nn::Linear> general;          // W [2n -> n]: s^T (W h_j)
-  nn::GRUCell decoder;                          // input [E y_{i-1}; c_i], size m + 2n
-  // maxout: [U_o V_o C_o] [s_{i-1}; c_i; E y_{i-1}] -> 2l; undefined for the linear readout.
-  std::unique_ptr<nn::Linear> deep_output;
-  nn::Linear readout;  // W_o: t_i [l] -> V (maxout), or [s_i; c_i; E y_{i-1}] -> V (linear)
-
- private:
-  Scoring scoring_;
-  Readout readout_;
-};
-
-// ---- alignment.cpp -----------------------------------------------------------------------
-
-// For every output digit of every example (the '-' separators have no source and are
-// skipped): is the input position with the largest attention weight alpha_ij inside the
-// span the digit comes from? weights[e][i] is alpha_i over the input positions for output
-// character i of example e (from decoding); a digit the model did not produce counts as a
-// miss.
-struct AlignmentScore {
-  int digits = 0, hits = 0;
-  double accuracy() const { return digits > 0 ? static_cast<double>(hits) / digits : 0.0; }
-};
-AlignmentScore alignment_accuracy(const std::vector<DateExample>& examples,
-                                  const std::vector<std::vector<std::vector<double>>>& weights);
-
-// The greedy outputs of the model for the examples, with the attention of every step.
-std::vector<Decoded> decode_dates(lesson06::Seq2SeqModel& model, const lesson06::DateTask& task,
-                                  const std::vector<DateExample>& examples, Index batch_size = 250);
-
-// A character as a heatmap label: a space is drawn as '_' (an empty label is invisible).
-std::vector<std::string> character_labels(const std::string& text);
-// One heatmap label per output token (a special token such as <unk> stays one label, so the
-// labels always match the rows of attention_matrix), then "<eos>" if the output finished.
-std::vector<std::string> output_labels(const Vocabulary& vocabulary, const Decoded& decoded);
-
-// The attention of one decoded output as a [output tokens + <eos>, source tokens] matrix (the
-// padding columns dropped), ready for viz::plot_attention.
-NDArray attention_matrix(const Decoded& decoded, Index source_length);
-
-// ---- bleu.cpp ----------------------------------------------------------------------------
-
-using Words = std::vector<std::string>;
-
-struct BleuOptions {
-  int max_order = 4;  // BLEU-4
-  // Chen & Cherry (2014) smoothing 1: an order with no matching n-gram counts epsilon
-  // matches instead of 0 (otherwise one such order makes the whole BLEU 0). Off for corpus
-  // BLEU, as in Papineni et al.; on for the BLEU of a single sentence.
-  bool smooth = false;
-  double epsilon = 0.1;
+// Every hyper-parameter, each with its flag, default, help and range.
+struct Options : app::Flags {
+  std::uint64_t seed =
+      flag(seed, "seed", 0, "seed of the data splits, the initial weights and the batch order");
+  Index train_dates =
+      flag(train_dates, "train-dates", 10000, "training dates", app::at_least<Index>(1));
+  Index validation_dates = flag(validation_dates, "validation-dates", 1000,
+                                "validation dates (early stopping)", app::at_least<Index>(1));
+  Index test_dates =
+      flag(test_dates, "test-dates", 1000, "held-out test dates", app::at_least<Index>(1));
+  Index batch_size = flag(batch_size, "batch", 64, "sequences per batch", app::at_least<Index>(1));
+  int epochs = flag(epochs, "epochs", 8, "at most this many passes over the training dates",
+                    app::at_least(1));
+  double seconds =
+      flag(seconds, "seconds", 90, "time budget of the date training, in seconds", app::above(0.0));
+  double lr = flag(lr, "lr", 5e-3, "Adam's learning rate", app::above(0.0));
+  double clip = flag(clip, "clip", 1.0, "largest global gradient norm", app::above(0.0));
+  double stop_at =
+      flag(stop_at, "stop-at", 0.998,
+           "validation exact match (0-1) at which the date training stops", app::at_least(0.0));
+  Index embedding =
+      flag(embedding, "embedding", 16, "embedding size m (dates)", app::at_least<Index>(1));
+  Index hidden = flag(hidden, "hidden", 64, "GRU size n, per encoder direction and decoder (dates)",
+                      app::at_least<Index>(1));
+  Index attention = flag(attention, "attention", 32,
+                         "hidden units n' of the additive score (dates)", app::at_least<Index>(1));
+  std::string score =
+      flag(score, "score", "additive", "scoring function: additive (Bahdanau) or general (Luong)",
+           app::one_of({"additive", "general"}));
+  std::string readout =
+      flag(readout, "readout", "maxout", "output layer: maxout (deep output, A.2.2) or linear",
+           app::one_of({"maxout", "linear"}));
+  Index maxout = flag(maxout, "maxout", 16, "maxout units l of the deep output (dates)",
+                      app::at_least<Index>(1));
+  Index beam = flag(beam, "beam", 5, "beam width", app::at_least<Index>(1));
+  double length_penalty = flag(length_penalty, "length-penalty", 1.0,
+                               "beam ranking: log p / length^this", app::at_least(0.0));
+  Index beam_dates = flag(beam_dates, "beam-dates", 200, "test dates decoded by beam search too",
+                          app::at_least<Index>(0));
+  std::string baseline = flag(baseline, "baseline", "output/06_seq2seq/accuracy_by_length.csv",
+                              "lesson 06's accuracy_by_length.csv, drawn for comparison");
+  bool de_en = flag(de_en, "de-en", true, "run the German-English part");
+  double de_en_seconds = flag(de_en_seconds, "de-en-seconds", 60,
+                              "time budget of the German-English training", app::above(0.0));
+  int de_en_epochs = flag(de_en_epochs, "de-en-epochs", 4,
+                          "at most this many German-English epochs", app::at_least(1));
+  Index de_en_embedding = flag(de_en_embedding, "de-en-embedding", 32,
+                               "embedding size m (German-English)", app::at_least<Index>(1));
+  Index de_en_hidden = flag(de_en_hidden, "de-en-hidden", 64, "GRU size n (German-English)",
+                            app::at_least<Index>(1));
+  Index de_en_attention =
+      flag(de_en_attention, "de-en-attention", 32, "hidden units n' of the score (German-English)",
+           app::at_least<Index>(1));
+  Index de_en_maxout =
+      flag(de_en_maxout, "de-en-maxout", 64, "maxout units l of the deep output (German-English)",
+           app::at_least<Index>(1));
+  int min_count = flag(min_count, "min-count", 2, "words seen fewer times in training become <unk>",
+                       app::at_least(1));
+  Index de_en_test = flag(de_en_test, "de-en-test", 500, "held-out German-English sentence pairs",
+                          app::at_least<Index>(1));
+  Index de_en_validation = flag(de_en_validation, "de-en-validation", 200,
+                                "validation sentence pairs", app::at_least<Index>(1));
+  Index de_en_max_pairs = flag(de_en_max_pairs, "de-en-max-pairs", 0,
+                               "use only the first N pairs (0: all)", app::at_least<Index>(0));
+  std::string out =
+      flag(out, "out", "output/07_bahdanau", "folder for summary.txt, the CSV files and the plots");
 };
 
-struct Bleu {
-  double score = 0;                // in [0, 1]; reported x 100
-  std::vector<Index> matches;      // clipped n-gram matches, n = 1..max_order
-  std::vector<Index> totals;       // candidate n-grams
-  std::vector<double> precisions;  // p_n = matches / totals (smoothed if asked)
-  Index candidate_length = 0;      // c
-  Index reference_length = 0;      // r
-  double brevity_penalty = 1;      // 1 if c > r, else exp(1 - r/c)
-};
+// What the date part is expected to reach with the default flags.
+constexpr double kExactMatchTarget = 0.995, kAlignmentTarget = 0.90;
 
-// Corpus BLEU with one reference per candidate: clipped n-gram counts, candidate n-gram
-// counts and lengths are summed over the corpus before dividing (papers.md section 12):
-//   BLEU = BP * exp(sum_n (1/N) log p_n).
-Bleu corpus_bleu(const std::vector<Words>& candidates, const std::vector<Words>& references,
-                 const BleuOptions& options = {});
-// One sentence, smoothed.
-double sentence_bleu(const Words& candidate, const Words& reference);
+// ---- model_report.cpp --------------------------------------------------------------------
+
+// Section 1: the equations of RNNsearch with this run's sizes, its parameters, and a float64
+// gradcheck of the whole model at tiny sizes with the invariants of its attention weights.
+void describe_model(app::Transcript& t, seq::AttentionSeq2Seq& model, const Options& o);
+
+// ---- date_report.cpp ---------------------------------------------------------------------
+
+// Section 2: trains the model on the dates and reports the run.
+seq::TrainingResult train_and_report_dates(app::Transcript& t, seq::AttentionSeq2Seq& model,
+                                           const seq::DateTask& task, const Options& o,
+                                           Generator& gen);
+
+// Greedy outputs of the test dates, as strings, with their attention.
+struct DateResults {
+  std::vector<Decoded> decoded;
+  std::vector<std::string> predictions;
+  double exact_match = 0;
+};
+// Section 3: greedy exact match on the test dates, beam search on the first --beam-dates,
+// and every wrong output.
+DateResults score_dates(app::Transcript& t, seq::AttentionSeq2Seq& model, const seq::DateTask& task,
+                        const Options& o);
+
+// Section 4: alignment accuracy, overall and by output position, and the date heatmaps;
+// returns the alignment accuracy.
+double score_alignment(app::Transcript& t, const seq::DateTask& task, const DateResults& results,
+                       const Options& o);
+
+// Lesson 06's curve (--baseline), if it has been written; empty if not. Read before
+// training: a bad file stops the program at once, not after the training.
+std::vector<seq::LengthBucket> read_baseline(const Options& o);
+
+// Section 5: accuracy against input length beside lesson 06's, as a table, a plot and a CSV.
+void compare_lengths(app::Transcript& t, const seq::DateTask& task, const DateResults& results,
+                     const std::vector<seq::LengthBucket>& baseline, const Options& o);
 
 // ---- translation.cpp ---------------------------------------------------------------------
 
@@ -178,11 +159,19 @@ double unknown_share(const Vocabulary& vocabulary, const std::vector<Words>& sen
 
 // Greedy (width 1, batched) or beam-search translations of the sources, as words, with
 // the attention of every step.
-std::vector<Decoded> translate(lesson06::Seq2SeqModel& model, const TranslationTask& task,
-                               const std::vector<Words>& sources,
-                               const lesson06::BeamOptions& beam);
+std::vector<Decoded> translate(seq::Seq2SeqModel& model, const TranslationTask& task,
+                               const std::vector<Words>& sources, const seq::BeamOptions& beam);
 
 // Words of a decoded output (stops at <eos>; <unk> stays "<unk>").
 Words words_of(const Vocabulary& vocabulary, const TokenIds& tokens);
+
+// ---- translation_report.cpp --------------------------------------------------------------
+
+struct TranslationResults {
+  double greedy_bleu = 0, beam_bleu = 0;
+};
+// Section 6: the German-English pairs, a model trained on them, its held-out BLEU-4 (greedy
+// and beam search) and the heatmaps of its best short translations.
+TranslationResults translate_german(app::Transcript& t, const Options& o);
 
 }  // namespace attend::lesson07

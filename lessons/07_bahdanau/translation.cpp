@@ -54,7 +54,7 @@ Batch translation_batch(const TranslationTask& task, const std::vector<Words>& s
     source_ids.push_back(task.source_vocabulary.encode_words(sources.at(row)));
     target_ids.push_back(task.target_vocabulary.encode_words(targets.at(row)));
   }
-  return lesson06::make_batch(source_ids, target_ids);
+  return seq::make_batch(source_ids, target_ids);
 }
 
 double unknown_share(const Vocabulary& vocabulary, const std::vector<Words>& sentences) {
@@ -67,9 +67,8 @@ double unknown_share(const Vocabulary& vocabulary, const std::vector<Words>& sen
   return words > 0 ? static_cast<double>(unknown) / static_cast<double>(words) : 0.0;
 }
 
-std::vector<Decoded> translate(lesson06::Seq2SeqModel& model, const TranslationTask& task,
-                               const std::vector<Words>& sources,
-                               const lesson06::BeamOptions& beam) {
+std::vector<Decoded> translate(seq::Seq2SeqModel& model, const TranslationTask& task,
+                               const std::vector<Words>& sources, const seq::BeamOptions& beam) {
   constexpr std::size_t kGreedyBatch = 100;
   std::vector<Decoded> out;
   const std::vector<Words> no_targets(sources.size());
@@ -79,13 +78,12 @@ std::vector<Decoded> translate(lesson06::Seq2SeqModel& model, const TranslationT
       rows.push_back(i);
     if (beam.width == 1) {
       Batch batch = translation_batch(task, sources, no_targets, rows);
-      for (Decoded& d :
-           lesson06::greedy_decode(model, batch.source, batch.source_mask, beam.max_length))
+      for (Decoded& d : seq::greedy_decode(model, batch.source, batch.source_mask, beam.max_length))
         out.push_back(std::move(d));
     } else {
       for (std::size_t row : rows) {
         Batch one = translation_batch(task, sources, no_targets, {row});
-        out.push_back(lesson06::beam_search(model, one.source, one.source_mask, beam));
+        out.push_back(seq::beam_search(model, one.source, one.source_mask, beam));
       }
     }
   }

@@ -2,9 +2,17 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lessons/06_seq2seq/lesson.h"
+#include "seq/decoding.h"
 
-namespace attend::lesson06 {
+#include "autograd/ops.h"
+#include "nn/data/vocabulary.h"
+#include "tensor/reduce.h"
+#include "tensor/softmax.h"
+
+namespace attend::seq {
+
+using data::Vocabulary;
+
 namespace {
 
 // Row b of a [B, S] array as doubles.
@@ -131,4 +139,4 @@ Decoded beam_search(Seq2SeqModel& model, const Tensor& source, const Tensor& mas
   });
 }
 
-}  // namespace attend::lesson06
+}  // namespace attend::seq

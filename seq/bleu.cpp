@@ -1,12 +1,13 @@
-// BLEU (Papineni et al. 2002): how many of the candidate's n-grams appear in the reference,
-// with a penalty for candidates shorter than their references.
+// BLEU (Papineni et al. 2002): clipped n-gram precisions and the brevity penalty.
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "lessons/07_bahdanau/lesson.h"
+#include "seq/bleu.h"
 
-namespace attend::lesson07 {
+#include "tensor/error.h"
+
+namespace attend::seq {
 namespace {
 
 // How often each n-gram of length n occurs in the sentence.
@@ -69,4 +70,4 @@ double sentence_bleu(const Words& candidate, const Words& reference) {
   return corpus_bleu({candidate}, {reference}, {.smooth = true}).score;
 }
 
-}  // namespace attend::lesson07
+}  // namespace attend::seq

@@ -1,7 +1,13 @@
 // RNNsearch: the encoder-decoder with additive attention of Bahdanau, Cho & Bengio (2015).
-#include "lessons/07_bahdanau/lesson.h"
+#include "seq/rnnsearch.h"
 
-namespace attend::lesson07 {
+#include "autograd/ops.h"
+#include "nn/data/vocabulary.h"
+#include "tensor/error.h"
+
+namespace attend::seq {
+
+using data::Vocabulary;
 
 Scoring parse_scoring(const std::string& name) {
   if (name == "additive") return Scoring::kAdditive;
@@ -96,4 +102,4 @@ Tensor AttentionSeq2Seq::output_layer(const Tensor& features) {
   return readout(max(reshape(t_tilde, pairs), -1));
 }
 
-}  // namespace attend::lesson07
+}  // namespace attend::seq

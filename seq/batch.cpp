@@ -1,9 +1,14 @@
-// The date task as token ids: vocabularies, splits, padded batches and their order.
+// Padded batches with masks, and the order of an epoch's batches.
 #include <algorithm>
 
-#include "lessons/06_seq2seq/lesson.h"
+#include "seq/batch.h"
 
-namespace attend::lesson06 {
+#include "nn/data/vocabulary.h"
+#include "tensor/error.h"
+
+namespace attend::seq {
+
+using data::Vocabulary;
 
 Batch make_batch(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets) {
   if (sources.empty() || sources.size() != targets.size())
@@ -29,37 +34,6 @@ Batch make_batch(const std::vector<TokenIds>& sources, const std::vector<TokenId
   batch.decoder_input = Tensor(data::pad_sequences(inputs));
   batch.target = Tensor(data::pad_sequences(outputs));
   return batch;
-}
-
-Vocabulary date_source_vocabulary() {
-  return Vocabulary::of_characters("abcdefghijklmnopqrstuvwxyz0123456789 ,./-");
-}
-
-Vocabulary date_target_vocabulary() {
-  return Vocabulary::of_characters("0123456789-");
-}
-
-DateTask make_date_task(std::size_t train, std::size_t validation, std::size_t test,
-                        std::uint64_t seed) {
-  // Test first (see lesson.h), then validation, then training: no (date, format) pair is in
-  // two of them.
-  data::DateSplits splits = data::make_date_splits(test, validation, train, seed);
-  DateTask task;
-  task.test = std::move(splits.train);
-  task.validation = std::move(splits.validation);
-  task.train = std::move(splits.test);
-  return task;
-}
-
-Batch date_batch(const DateTask& task, const std::vector<DateExample>& examples,
-                 const std::vector<std::size_t>& rows) {
-  std::vector<TokenIds> sources, targets;
-  for (std::size_t row : rows) {
-    const DateExample& e = examples.at(row);
-    sources.push_back(task.source_vocabulary.encode_characters(e.input));
-    targets.push_back(task.target_vocabulary.encode_characters(e.output));
-  }
-  return make_batch(sources, targets);
 }
 
 std::vector<std::vector<std::size_t>> length_sorted_batches(const std::vector<Index>& lengths,
@@ -90,4 +64,4 @@ std::vector<std::vector<std::size_t>> length_sorted_batches(const std::vector<In
   return shuffled;
 }
 
-}  // namespace attend::lesson06
+}  // namespace attend::seq

@@ -1,17 +1,23 @@
-// Scoring decoded dates: exact match, overall and by input length.
+// Scoring decoded dates: exact match, overall, by input length and by format; heatmap labels.
+#include "seq/date_evaluation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
 
-#include "lessons/06_seq2seq/lesson.h"
+#include "tensor/error.h"
 
-namespace attend::lesson06 {
+namespace attend::seq {
 
-std::vector<std::string> predict_dates(Seq2SeqModel& model, const DateTask& task,
-                                       const std::vector<DateExample>& examples, Index batch_size) {
-  // "yyyy-mm-dd" and <eos>, plus one: a longer output is wrong, and cut there.
-  constexpr Index kMaxLength = 12;
-  std::vector<std::string> predictions;
+using data::DateExample;
+using data::Vocabulary;
+
+std::vector<Decoded> decode_dates(Seq2SeqModel& model, const DateTask& task,
+                                  const std::vector<DateExample>& examples, Index batch_size) {
+  std::vector<Decoded> out;
   for (std::size_t start = 0; start < examples.size();
        start += static_cast<std::size_t>(batch_size)) {
     std::vector<std::size_t> rows;
@@ -19,10 +25,22 @@ std::vector<std::string> predict_dates(Seq2SeqModel& model, const DateTask& task
          i < examples.size() && i < start + static_cast<std::size_t>(batch_size); ++i)
       rows.push_back(i);
     Batch batch = date_batch(task, examples, rows);
-    for (const Decoded& d : greedy_decode(model, batch.source, batch.source_mask, kMaxLength))
-      predictions.push_back(task.target_vocabulary.decode_characters(d.tokens));
+    for (Decoded& d : greedy_decode(model, batch.source, batch.source_mask, kMaxDateLength))
+      out.push_back(std::move(d));
   }
-  return predictions;
+  return out;
+}
+
+std::vector<std::string> date_strings(const DateTask& task, const std::vector<Decoded>& decoded) {
+  std::vector<std::string> strings;
+  for (const Decoded& d : decoded)
+    strings.push_back(task.target_vocabulary.decode_characters(d.tokens));
+  return strings;
+}
+
+std::vector<std::string> predict_dates(Seq2SeqModel& model, const DateTask& task,
+                                       const std::vector<DateExample>& examples, Index batch_size) {
+  return date_strings(task, decode_dates(model, task, examples, batch_size));
 }
 
 double exact_match(const std::vector<DateExample>& examples,
@@ -32,6 +50,37 @@ double exact_match(const std::vector<DateExample>& examples,
   std::size_t correct = 0;
   for (std::size_t i = 0; i < examples.size(); ++i) correct += predictions[i] == examples[i].output;
   return static_cast<double>(correct) / static_cast<double>(examples.size());
+}
+
+BeamComparison compare_beam_with_greedy(Seq2SeqModel& model, const DateTask& task,
+                                        const std::vector<DateExample>& examples,
+                                        const std::vector<Decoded>& greedy, std::size_t count,
+                                        const BeamOptions& beam, std::size_t checks) {
+  if (greedy.size() != examples.size())
+    fail("compare_beam_with_greedy: {} examples and {} greedy outputs", examples.size(),
+         greedy.size());
+  BeamComparison result;
+  result.dates = std::min(examples.size(), count);
+  std::vector<std::string> beamed;
+  for (std::size_t i = 0; i < result.dates; ++i) {
+    const Batch one = date_batch(task, examples, {i});
+    const Decoded d = beam_search(model, one.source, one.source_mask, beam);
+    beamed.push_back(task.target_vocabulary.decode_characters(d.tokens));
+    if (i < checks) {
+      const Decoded narrow = beam_search(model, one.source, one.source_mask,
+                                         {.width = 1, .max_length = beam.max_length});
+      result.width_one_same += narrow.tokens == greedy[i].tokens;
+      ++result.width_one_checked;
+    }
+  }
+  if (result.dates > 0) {
+    const auto end = static_cast<std::ptrdiff_t>(result.dates);
+    const std::vector<DateExample> subset(examples.begin(), examples.begin() + end);
+    result.greedy_exact_match = exact_match(
+        subset, date_strings(task, std::vector<Decoded>(greedy.begin(), greedy.begin() + end)));
+    result.beam_exact_match = exact_match(subset, beamed);
+  }
+  return result;
 }
 
 std::vector<LengthBucket> accuracy_by_length(const std::vector<DateExample>& examples,
@@ -101,4 +150,20 @@ double bucket_middle(const LengthBucket& bucket) {
   return (bucket.low + bucket.high) / 2.0;
 }
 
-}  // namespace attend::lesson06
+std::vector<std::string> character_labels(const std::string& text) {
+  std::vector<std::string> labels;
+  for (char c : text) labels.push_back(c == ' ' ? "_" : std::string(1, c));
+  return labels;
+}
+
+std::vector<std::string> output_labels(const Vocabulary& vocabulary, const Decoded& decoded) {
+  std::vector<std::string> labels;
+  for (std::int64_t id : decoded.tokens) {
+    const std::string& token = vocabulary.token(id);
+    labels.push_back(token == " " ? "_" : token);
+  }
+  if (decoded.finished) labels.push_back("<eos>");
+  return labels;
+}
+
+}  // namespace attend::seq

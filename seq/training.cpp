@@ -1,18 +1,21 @@
-// The training loop shared by lessons 06 and 07.
+// The training loop of an encoder-decoder, and its held-out scores.
 #include <chrono>
 #include <cmath>
 #include <memory>
 
-#include "lessons/06_seq2seq/lesson.h"
+#include "seq/training.h"
 
-namespace attend::lesson06 {
-namespace {
+#include "app/clock.h"
+#include "nn/data/vocabulary.h"
+#include "nn/optim/optim.h"
+#include "nn/viz/viz.h"
+#include "seq/teacher_forcing.h"
+#include "tensor/reduce.h"
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+namespace attend::seq {
 
-}  // namespace
+using app::seconds_since;
+using data::Vocabulary;
 
 TrainingResult train(Seq2SeqModel& model, const std::function<std::vector<Batch>()>& batches,
                      const std::function<double()>& validate, const TrainingOptions& options) {
@@ -98,25 +101,4 @@ HeldOutLoss held_out_loss(Seq2SeqModel& model, const std::vector<Batch>& batches
           static_cast<double>(correct) / static_cast<double>(tokens)};
 }
 
-void report_date_training(lessons::Transcript& t, const TrainingResult& r, const std::string& png,
-                          const std::string& title) {
-  for (int e = 0; e < r.epochs; ++e)
-    t.say("  epoch {:2}  train loss {:.4f}  validation exact match {:.1f}%\n", e + 1,
-          r.train_loss[static_cast<std::size_t>(e)],
-          100 * r.validation_score[static_cast<std::size_t>(e)]);
-  t.say("{} steps in {:.1f} s ({}).\n", r.steps, r.seconds,
-        r.reached_target ? "reached the validation target"
-        : r.out_of_time  ? "stopped by the time budget"
-                         : "all epochs done");
-  viz::Series loss{"train loss (mean per token)"}, accuracy{"validation exact match"};
-  accuracy.right_axis = true;
-  for (int e = 0; e < r.epochs; ++e) {
-    loss.add(e + 1, r.train_loss[static_cast<std::size_t>(e)]);
-    accuracy.add(e + 1, r.validation_score[static_cast<std::size_t>(e)]);
-  }
-  viz::plot_curves(
-      png, {loss, accuracy},
-      {.title = title, .x_label = "epoch", .y_label = "cross-entropy", .y2_label = "exact match"});
-}
-
-}  // namespace attend::lesson06
+}  // namespace attend::seq

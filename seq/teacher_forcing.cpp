@@ -1,0 +1,56 @@
+// Teacher forcing, the sequence loss, and the gradcheck of a whole model through them.
+#include "seq/teacher_forcing.h"
+
+#include "autograd/ops.h"
+#include "nn/data/vocabulary.h"
+#include "nn/loss.h"
+
+namespace attend::seq {
+namespace {
+
+// Column i of an int64 [B, T] tensor, as [B]: the tokens fed at step i.
+Tensor column(const Tensor& tokens, Index i) {
+  return squeeze(slice(tokens, 1, i, i + 1), 1);
+}
+
+}  // namespace
+
+TeacherForced teacher_forced(Seq2SeqModel& model, const Batch& batch) {
+  Encoded encoded = model.encode(batch.source, batch.source_mask);
+  Tensor state = encoded.initial_state;
+  std::vector<Tensor> features, weights;
+  for (Index i = 0; i < batch.decoder_input.size(1); ++i) {
+    // The true y_{i-1}, whatever the model would have guessed.
+    DecoderStep step = model.step(encoded, state, column(batch.decoder_input, i));
+    state = step.state;
+    features.push_back(step.features);
+    if (step.weights.defined()) weights.push_back(step.weights);
+  }
+  // The output layer once for all steps: [B, T, F] -> [B, T, V].
+  return {model.output_layer(stack(features, 1)), weights.empty() ? Tensor() : stack(weights, 1)};
+}
+
+Tensor sequence_loss(const Tensor& logits, const Tensor& target) {
+  return nn::cross_entropy(logits, target, {.ignore_index = data::Vocabulary::kPad});
+}
+
+Batch tiny_batch(Index vocabulary) {
+  if (vocabulary < 6) fail("tiny_batch: needs a vocabulary of at least 6 ids, got {}", vocabulary);
+  const std::int64_t v = vocabulary;
+  // Ids 4.. are real tokens (0-3 are <pad>, <bos>, <eos>, <unk>). The second sentence is
+  // shorter on both sides, so its source and its target are padded.
+  return make_batch({{4, 5, v - 1, 4, 5}, {v - 1, 4, 5}}, {{5, 4, v - 1, 4}, {4, v - 1}});
+}
+
+GradcheckResult gradcheck_model(Seq2SeqModel& model, const Batch& batch) {
+  for (const Tensor& p : model.parameters())
+    if (p.dtype() != kFloat64)
+      fail("gradcheck_model: convert the model to float64 first (model.to(kFloat64))");
+  // The loss of the whole batch as a function of every parameter of the model.
+  TensorFunction loss = [&](const std::vector<Tensor>&) {
+    return sequence_loss(teacher_forced(model, batch).logits, batch.target);
+  };
+  return gradcheck(loss, model.parameters());
+}
+
+}  // namespace attend::seq
