@@ -6,8 +6,9 @@
 #   - if ATTEND_INSTALL: `cmake --install build --prefix P` installs the headers under
 #     P/include/attend/, the libraries under P/lib/ and the CMake package under
 #     P/lib/cmake/attend/ (attendConfig.cmake, its version file and the exported targets).
-# Nothing here names a library folder's targets or headers: a new folder is covered as soon as
-# the root CMakeLists.txt adds it and lists it in ATTEND_LIBRARY_FOLDERS.
+# Nothing here names a library folder's targets or headers: every target attend_* defined so
+# far is covered, and the headers of every folder listed in ATTEND_LIBRARY_FOLDERS (with its
+# sub-folders, e.g. seq/captioning/).
 
 # The library targets (named attend_*) defined in `dir` and its sub-folders, appended to `out`.
 function(attend_collect_libraries dir out)
@@ -26,11 +27,13 @@ function(attend_collect_libraries dir out)
   set(${out} ${found} PARENT_SCOPE)
 endfunction()
 
+# Every library target so far (lessons/, tests/ and bench/ come later), whichever folder made
+# it: attend_captioning is found whether seq/ or the root adds seq/captioning/.
 set(attend_libraries "")
+attend_collect_libraries(${PROJECT_SOURCE_DIR} attend_libraries)
 set(attend_header_folders "")
 foreach(folder IN LISTS ATTEND_LIBRARY_FOLDERS)
   if(EXISTS ${PROJECT_SOURCE_DIR}/${folder}/CMakeLists.txt)
-    attend_collect_libraries(${PROJECT_SOURCE_DIR}/${folder} attend_libraries)
     list(APPEND attend_header_folders ${folder})
   endif()
 endforeach()
