@@ -143,23 +143,23 @@ void where_queries_look(app::Transcript& t, const Tensor& weights, const Batch& 
 // 4. The weights of the first test set: one row per query, one column per element.
 void plot_first_set(app::Transcript& t, const Tensor& weights, const Batch& test,
                     const std::string& out) {
-  viz::HeatmapOptions options;
-  options.title = "where each query looks (first test set)";
-  options.x_label = "elements of the set (colour, value)";
-  options.y_label = "learned queries";
-  options.value_label = "attention weight";
-  options.min_value = 0;
-  options.max_value = 1;
-  options.show_values = true;
-  options.value_digits = 2;
-  for (Index q = 0; q < weights.size(1); ++q)
-    options.row_labels.push_back(fmt::format("query {}", q + 1));
+  std::vector<std::string> queries, elements;
+  for (Index q = 0; q < weights.size(1); ++q) queries.push_back(fmt::format("query {}", q + 1));
   const NDArray& features = test.sets.data();
   for (Index i = 0; i < features.size(1); ++i) {
     const char* name[] = {"red", "blue", "gray"};
-    options.column_labels.push_back(
-        fmt::format("{} {:+.2f}", name[test.colour[0][i]], features.at({0, i, 3})));
+    elements.push_back(fmt::format("{} {:+.2f}", name[test.colour[0][i]], features.at({0, i, 3})));
   }
+  viz::HeatmapOptions options{.title = "where each query looks (first test set)",
+                              .x_label = "elements of the set (colour, value)",
+                              .y_label = "learned queries",
+                              .value_label = "attention weight",
+                              .row_labels = queries,
+                              .column_labels = elements,
+                              .min_value = 0,
+                              .max_value = 1,  // the same colours in every run
+                              .show_values = true,
+                              .value_digits = 2};
   NDArray first = slice(weights.data(), 0, 0, 1).reshape({weights.size(1), weights.size(2)});
   bool drawn = viz::plot_heatmap(out + "/attention.png", first, options);
   t.say("{}: {}\n", out + "/attention.png", drawn ? "drawn" : "not drawn (no gnuplot)");
