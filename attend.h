@@ -4,6 +4,8 @@
 //   autograd/  Tensor, the graph, backward(), gradcheck
 //   nn/        modules, losses, optimizers, checkpoints, data, plots
 //   app/       what a program needs: flags declared once, its transcript, a clock
+//   interpret/ reading attention maps: where a model looked, scored against the truth
+//   seq/captioning/  the canvas captioner of lessons 09 and 10 (Show, Attend and Tell)
 #pragma once
 
 #include "tensor/dtype.h"
@@ -54,3 +56,7 @@
 #include "app/clock.h"
 #include "app/flags.h"
 #include "app/transcript.h"
+
+#include "interpret/interpret.h"
+
+#include "seq/captioning/captioning.h"

@@ -1,0 +1,4 @@
+// interpret/: reading attention maps. Where a model looked, scored against the truth.
+#pragma once
+
+#include "interpret/localisation.h"
