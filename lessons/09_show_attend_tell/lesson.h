@@ -75,9 +75,6 @@ struct Options : app::Flags {
                          "folder for summary.txt, CSV logs, plots and strips");
 };
 
-// Sizes of the REF-SAT model (shared/bench/ref_sat.py).
-constexpr Index kEncoderChannels = 32, kFeatures = 64, kEmbedding = 32, kHidden = 128,
-                kAttention = 64;
 // The strips show the 64x64 canvas at this size, so that one cell is 16 pixels wide.
 constexpr Index kStripPixels = 128;
 

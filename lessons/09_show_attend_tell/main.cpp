@@ -55,7 +55,7 @@ int run(const Options& o) {
       "outputs in {})\n",
       o.seed, o.lambda, o.gate ? "on" : "off", o.beam, o.out);
   Generator gen(o.seed);
-  RegionEncoder encoder(kEncoderChannels, kFeatures, encoder_labels(), gen);
+  RegionEncoder encoder(kEncoderChannels, kRegionFeatures, encoder_labels(), gen);
   PreparedCanvases d = prepare(t, o, encoder);
 
   t.heading("3. The decoder: f_init, f_att, the gate, the LSTM and the deep output");

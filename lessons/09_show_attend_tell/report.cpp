@@ -99,9 +99,9 @@ PreparedCanvases prepare(app::Transcript& t, const Options& o, RegionEncoder& en
       "minibatches of {} canvases of {}x{} pixels with 1 to {} items): every cell says what lies\n"
       "at its centre (one of {} classes or nothing) and its colour (one of {} or none); then\n"
       "frozen.\n",
-      kEncoderChannels, kFeatures, kFeatures, kGridSide, kGridSide, kGridSide * kGridSide,
-      kFeatures, o.encoder_steps, o.encoder_batch, o.encoder_canvas, o.encoder_canvas,
-      o.encoder_objects, kClasses, data::canvas_colors().size());
+      kEncoderChannels, kRegionFeatures, kRegionFeatures, kGridSide, kGridSide,
+      kGridSide * kGridSide, kRegionFeatures, o.encoder_steps, o.encoder_batch, o.encoder_canvas,
+      o.encoder_canvas, o.encoder_objects, kClasses, data::canvas_colors().size());
   PreparedCanvases p = prepare_canvases(pipeline_options(o), encoder);
   t.say("{} training, {} validation and {} test canvases of {}x{} pixels; {} words + 4 special.\n",
         o.train, o.validation, o.test, kCanvasSize, kCanvasSize, p.vocab.size() - 4);
@@ -114,13 +114,8 @@ PreparedCanvases prepare(app::Transcript& t, const Options& o, RegionEncoder& en
 }
 
 CaptionDecoderSizes sizes_for(const PreparedCanvases& d, const Options& o) {
-  return {.vocab = d.vocab.size(),
-          .features = kFeatures + kPositionFeatures,
-          .embedding = kEmbedding,
-          .hidden = kHidden,
-          .attention = kAttention,
-          .dropout = o.dropout,
-          .lstm_sees_content = o.lstm_sees_content};
+  // REF-SAT's sizes (the defaults), with the flags' dropout and LSTM input.
+  return {.vocab = d.vocab.size(), .dropout = o.dropout, .lstm_sees_content = o.lstm_sees_content};
 }
 
 std::vector<CaptionEpoch> train(app::Transcript& t, const Options& o, const PreparedCanvases& d,

@@ -86,8 +86,6 @@ struct Options : app::Flags {
                          "folder for summary.txt, CSV logs, plots and strips");
 };
 
-constexpr Index kEncoderChannels = 32, kFeatures = 64, kEmbedding = 32, kHidden = 128,
-                kAttention = 64;
 constexpr Index kStripPixels = 128;
 
 // The hyper-parameters of hard attention, with the paper's values where it gives them.

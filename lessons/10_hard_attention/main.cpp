@@ -60,7 +60,7 @@ int run(const Options& o) {
       o.seed, o.seeds, o.epochs, o.semi_sampling, o.temperature, o.reinforce_weight,
       o.normalise_advantage ? " (variance-normalised)" : "", o.entropy_weight, o.out);
   Generator gen(o.seed);
-  RegionEncoder encoder(kEncoderChannels, kFeatures, encoder_labels(), gen);
+  RegionEncoder encoder(kEncoderChannels, kRegionFeatures, encoder_labels(), gen);
   PreparedCanvases d = prepare(t, o, encoder);
 
   t.heading("2. Training: soft attention (lesson 09) and hard attention (sampled regions)");

@@ -14,16 +14,6 @@ namespace {
 
 constexpr double kAccuracyGapTarget = 0.05;  // hard within 5 points of soft
 
-CaptionDecoderSizes decoder_sizes(const Options& o, const PreparedCanvases& d) {
-  return {.vocab = d.vocab.size(),
-          .features = kFeatures + kPositionFeatures,
-          .embedding = kEmbedding,
-          .hidden = kHidden,
-          .attention = kAttention,
-          .dropout = o.dropout,
-          .lstm_sees_content = o.lstm_sees_content};
-}
-
 }  // namespace
 
 Trained train_model(app::Transcript& t, const Options& o, const PreparedCanvases& d, bool soft) {
@@ -31,7 +21,12 @@ Trained train_model(app::Transcript& t, const Options& o, const PreparedCanvases
   const auto start = std::chrono::steady_clock::now();
   for (int s = 0; s < o.seeds; ++s) {
     Generator gen(o.seed + 100 * static_cast<std::uint64_t>(s + 1));
-    auto decoder = std::make_unique<CaptionDecoder>(decoder_sizes(o, d), gen);
+    // REF-SAT's sizes (the defaults), with the flags' dropout and LSTM input.
+    auto decoder = std::make_unique<CaptionDecoder>(
+        CaptionDecoderSizes{.vocab = d.vocab.size(),
+                            .dropout = o.dropout,
+                            .lstm_sees_content = o.lstm_sees_content},
+        gen);
     decoder->init_from_image = o.init;
     HardAttentionLoss hard(*decoder,
                            {.semi_sampling = o.semi_sampling,
@@ -167,7 +162,8 @@ void soft_versus_hard(app::Transcript& t, const Options& o, const Comparison& c)
   row("  at the last epoch", c.soft_seed_spread.second, c.hard_seed_spread.second, "{:.3f}");
   row("inference: microseconds per word (greedy, batch 64)", c.soft_us, c.hard_us, "{:.1f}");
   t.say("{:<52} {:>20} {:>20}\n", "  multiply-adds of the context z_t per word",
-        (kFeatures + kPositionFeatures) * kGridSide * kGridSide, kFeatures + kPositionFeatures);
+        (kRegionFeatures + kPositionFeatures) * kGridSide * kGridSide,
+        kRegionFeatures + kPositionFeatures);
   const CaptionScores &s = c.soft_scores, &h = c.hard_scores;
   percent("caption exact match (test, greedy)", s.exact_match, h.exact_match);
   percent("word accuracy", s.word_accuracy, h.word_accuracy);

@@ -22,20 +22,11 @@ namespace {
 constexpr Index kHeldOutItems = 1000;       // single-item canvases that score the encoder
 constexpr Index kSingleItemCanvas = 32;     // their side
 constexpr std::uint64_t kEncoderSeed = 31;  // offset of the pre-training generator's seed
-}  // namespace
 
-std::string encoder_cache_file(const CanvasPipelineOptions& o) {
-  // Everything the pre-trained weights depend on is in the name (the float32 sums also
-  // depend on the number of threads, in the last bits only).
-  return fmt::format("{}/encoder_seed{}_{}_{}_canvas{}_objects{}_steps{}_batch{}_lr{}.ckpt",
-                     o.encoder_cache, o.seed, o.synthetic ? "synthetic" : "fashion",
-                     o.all_classes ? "10classes" : "5classes", o.encoder.canvas_size,
-                     o.encoder.max_objects, o.encoder.steps, o.encoder.batch, o.encoder.lr);
-}
-
-PreparedCanvases prepare_canvases(const CanvasPipelineOptions& options, RegionEncoder& encoder) {
-  const auto start = std::chrono::steady_clock::now();
-  PreparedCanvases p;
+// The items of the canvases: Fashion-MNIST's training and test pictures, or the generated
+// stand-in for them.
+std::pair<data::LabelledImages, data::LabelledImages> load_items(
+    const CanvasPipelineOptions& options) {
   data::LabelledImages train_items, held_out_items;
   if (options.synthetic) {
     train_items = data::synthetic_fashion_mnist(data::Split::kTrain, 6000, options.seed);
@@ -53,6 +44,24 @@ PreparedCanvases prepare_canvases(const CanvasPipelineOptions& options, RegionEn
   if (static_cast<Index>(train_items.class_names.size()) != kClasses)
     fail("prepare_canvases: expected {} item classes, got {}", kClasses,
          train_items.class_names.size());
+  return {std::move(train_items), std::move(held_out_items)};
+}
+
+}  // namespace
+
+std::string encoder_cache_file(const CanvasPipelineOptions& o) {
+  // Everything the pre-trained weights depend on is in the name (the float32 sums also
+  // depend on the number of threads, in the last bits only).
+  return fmt::format("{}/encoder_seed{}_{}_{}_canvas{}_objects{}_steps{}_batch{}_lr{}.ckpt",
+                     o.encoder_cache, o.seed, o.synthetic ? "synthetic" : "fashion",
+                     o.all_classes ? "10classes" : "5classes", o.encoder.canvas_size,
+                     o.encoder.max_objects, o.encoder.steps, o.encoder.batch, o.encoder.lr);
+}
+
+PreparedCanvases prepare_canvases(const CanvasPipelineOptions& options, RegionEncoder& encoder) {
+  const auto start = std::chrono::steady_clock::now();
+  PreparedCanvases p;
+  auto [train_items, held_out_items] = load_items(options);
   data::CanvasOptions canvas_options;
   canvas_options.size = kCanvasSize;
   if (!options.all_classes) canvas_options.classes = kCaptionClasses;

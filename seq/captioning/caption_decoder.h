@@ -15,9 +15,11 @@
 
 namespace attend::captioning {
 
+// The defaults are the sizes of the REF-SAT model (shared/bench/ref_sat.py), lessons 09 and 10's.
 struct CaptionDecoderSizes {
-  Index vocab = 0;       // K
-  Index features = 66;   // the size of a region vector a_i: D = 64 CNN features + 2 coordinates
+  Index vocab = 0;  // K
+  // The size of a region vector a_i: D = 64 CNN features + 2 coordinates.
+  Index features = kRegionFeatures + kPositionFeatures;
   Index embedding = 32;  // m
   Index hidden = 128;    // n, the LSTM's size
   Index attention = 64;  // the hidden layer of f_att

@@ -21,6 +21,10 @@ constexpr Index kPositionFeatures = 2;
 // The [rows * columns, 2] table of those positions, row-major like the regions.
 NDArray grid_coordinates(Index rows, Index columns, DType dtype);
 
+// The sizes of the REF-SAT encoder (shared/bench/ref_sat.py), lessons 09 and 10's: the
+// channels of the first convolution, and D, the features of a region.
+constexpr Index kEncoderChannels = 32, kRegionFeatures = 64;
+
 constexpr Index kClasses = 10;  // item classes (Fashion-MNIST's, or the stand-in's)
 // Cell labels of the encoder's pre-training: the classes, "nothing", the colours, "none".
 inline Index encoder_labels() {
