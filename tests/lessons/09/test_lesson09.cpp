@@ -22,14 +22,11 @@ GradcheckOptions tolerances() {
   return options;
 }
 
-// A caption with its word -> object links, on a canvas of `size` pixels (no image needed).
-CanvasExample caption(std::vector<std::string> words, std::vector<int> objects,
-                      std::vector<data::Box> boxes = {}) {
+// A caption with its word -> object links (no image, no boxes: the decoder needs neither).
+CanvasExample caption(std::vector<std::string> words, std::vector<int> objects) {
   CanvasExample example;
   example.words = std::move(words);
   example.word_object = std::move(objects);
-  for (const data::Box& box : boxes)
-    example.objects.push_back({.label = 0, .noun = 0, .color = 0, .box = box});
   return example;
 }
 

@@ -6,20 +6,8 @@
 using namespace attend;
 using attend::testing::error_message;
 
-namespace {
-
-// Gradcheck tolerances, stated once: |analytic - numeric| <= 1e-6 + 1e-4 |numeric| with
-// central differences of step 1e-6 in float64.
-GradcheckOptions tolerances() {
-  GradcheckOptions options;
-  options.eps = 1e-6;
-  options.atol = 1e-6;
-  options.rtol = 1e-4;
-  return options;
-}
-
-}  // namespace
-
+// Gradcheck: |analytic - numeric| <= 1e-6 + 1e-4 |numeric|, central differences of step
+// 1e-6 in float64.
 TEST_CASE("the doubly stochastic regulariser passes gradcheck, padded steps masked",
           "[gradcheck]") {
   Generator gen(5);
@@ -27,7 +15,7 @@ TEST_CASE("the doubly stochastic regulariser passes gradcheck, padded steps mask
   Tensor mask(NDArray::from_list({1, 1, 1, 1, 1, 0}, {2, 3}, kFloat64));
   GradcheckResult result = gradcheck(
       [&](const std::vector<Tensor>& in) { return nn::doubly_stochastic_penalty(in[0], mask); },
-      {alphas}, tolerances());
+      {alphas}, {.eps = 1e-6, .atol = 1e-6, .rtol = 1e-4});
   INFO(result.report);
   CHECK(result.ok);
   // The masked step (caption 2, step 3) gets no gradient at all.
