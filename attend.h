@@ -6,6 +6,7 @@
 //   app/       what a program needs: flags declared once, its transcript, a clock
 //   interpret/ reading attention maps: where a model looked, scored against the truth
 //   seq/       sequence models and decoding: encoder-decoders, training, beam search, BLEU
+//   seq/captioning/  the canvas captioner of lessons 09 and 10 (Show, Attend and Tell)
 #pragma once
 
 #include "tensor/dtype.h"
@@ -60,3 +61,4 @@
 #include "interpret/interpret.h"
 
 #include "seq/seq.h"
+#include "seq/captioning/captioning.h"

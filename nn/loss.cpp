@@ -111,4 +111,19 @@ Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& targ
   return mean(relu(logits) - logits * targets + log(1.0 + exp(-abs(logits))));
 }
 
+Tensor doubly_stochastic_penalty(const Tensor& alphas, const Tensor& mask) {
+  if (alphas.ndim() != 3)
+    fail("doubly_stochastic_penalty: alphas must be [B, T, L], got {}", alphas.shape());
+  Tensor real_steps = alphas;  // alpha_ti, 0 at padded steps
+  if (mask.defined()) {
+    if (mask.shape() != Shape{alphas.size(0), alphas.size(1)})
+      fail("doubly_stochastic_penalty: alphas {} need a mask [{}, {}], got {}", alphas.shape(),
+           alphas.size(0), alphas.size(1), mask.shape());
+    real_steps = alphas * unsqueeze(mask, 2);
+  }
+  Tensor per_region = sum(real_steps, 1);               // sum_t alpha_ti, [B, L]
+  Tensor penalty = sum(pow(1.0 - per_region, 2.0), 1);  // sum_i (1 - ...)^2, [B]
+  return mean(penalty);
+}
+
 }  // namespace attend::nn

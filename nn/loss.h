@@ -36,4 +36,14 @@ Tensor mse_loss(const Tensor& prediction, const Tensor& target);
 //   -mean(y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))).
 Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& targets);
 
+// The doubly stochastic attention penalty of Show, Attend and Tell (Xu et al. 2015, section
+// 4.2.1): sum_i (1 - sum_t alpha_ti)^2 per sequence, averaged over the batch. Softmax makes
+// every step's weights sum to 1 over the L regions; this asks, softly, that every region's
+// weights also sum to about 1 over the T steps, so that the model looks at every part of the
+// input at some point rather than at one region throughout. alphas [B, T, L]; mask [B, T]
+// (1 at real steps, 0 at padding, the dtype of alphas), or undefined: every step counts.
+// Padded steps are left out of sum_t, as in the paper (the authors' code sums them, and
+// averages over the L regions where we, like the paper, sum).
+Tensor doubly_stochastic_penalty(const Tensor& alphas, const Tensor& mask = Tensor());
+
 }  // namespace attend::nn

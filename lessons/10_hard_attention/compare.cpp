@@ -8,7 +8,7 @@
 
 namespace attend::lesson10 {
 
-std::vector<double> attention_gradient(Decoder& decoder) {
+std::vector<double> attention_gradient(CaptionDecoder& decoder) {
   std::vector<double> flat;
   for (const Tensor& p : decoder.attention.parameters()) {
     if (p.grad().defined()) {
@@ -21,25 +21,24 @@ std::vector<double> attention_gradient(Decoder& decoder) {
   return flat;
 }
 
-GradientSpread gradient_spread(Decoder& decoder, const NDArray& regions,
-                               const std::vector<lesson09::CanvasExample>& canvases,
-                               const lesson09::Vocabulary& vocab, bool soft, bool same_batch,
-                               Index draws, Index batch_size, const HardOptions& options,
-                               double lambda, Generator& gen) {
+GradientSpread gradient_spread(CaptionDecoder& decoder, const NDArray& regions,
+                               const std::vector<CanvasExample>& canvases, const Vocabulary& vocab,
+                               bool soft, bool same_batch, Index draws, Index batch_size,
+                               const HardOptions& options, double lambda, Generator& gen) {
   HardAttentionLoss hard(decoder, options, gen);
   std::vector<std::vector<double>> gradients;
   for (Index d = 0; d < draws; ++d) {
     std::vector<Index> indices;
-    std::vector<const lesson09::CanvasExample*> batch;
+    std::vector<const CanvasExample*> batch;
     for (Index i = 0; i < batch_size; ++i) {
       const Index n = same_batch ? i : gen.randint(static_cast<Index>(canvases.size()));
       indices.push_back(n);
       batch.push_back(&canvases[static_cast<std::size_t>(n)]);
     }
-    CaptionBatch captions = lesson09::make_caption_batch(batch, vocab);
-    Tensor chunk = lesson09::rows(regions, indices);
+    CaptionBatch captions = make_caption_batch(batch, vocab);
+    Tensor chunk = rows(regions, indices);
     decoder.zero_grad();
-    Tensor loss = soft ? lesson09::soft_attention_loss(decoder, chunk, captions, lambda).total
+    Tensor loss = soft ? soft_attention_loss(decoder, chunk, captions, lambda).total
                        : hard(chunk, captions).total;
     loss.backward();
     gradients.push_back(attention_gradient(decoder));
@@ -58,12 +57,11 @@ GradientSpread gradient_spread(Decoder& decoder, const NDArray& regions,
   return {norm2 > 0 ? variance / norm2 : 0.0, std::sqrt(norm2)};
 }
 
-double backprop_gradient_norm(Decoder& decoder, const Tensor& regions, const CaptionBatch& batch,
-                              bool soft, Generator& gen) {
+double backprop_gradient_norm(CaptionDecoder& decoder, const Tensor& regions,
+                              const CaptionBatch& batch, bool soft, Generator& gen) {
   decoder.zero_grad();
   Tensor nll =
-      soft ? lesson09::caption_nll(lesson09::unroll(decoder, regions, batch.inputs).logits,
-                                   batch.targets)
+      soft ? caption_nll(unroll(decoder, regions, batch.inputs).logits, batch.targets)
            : -mean(hard_unroll(decoder, regions, batch, /*semi_sampling=*/0, gen).log_likelihood);
   nll.backward();
   double norm2 = 0;
@@ -72,7 +70,7 @@ double backprop_gradient_norm(Decoder& decoder, const Tensor& regions, const Cap
   return std::sqrt(norm2);
 }
 
-double microseconds_per_word(Decoder& decoder, const NDArray& regions, Index repeats) {
+double microseconds_per_word(CaptionDecoder& decoder, const NDArray& regions, Index repeats) {
   double best = 1e300;
   for (Index r = 0; r < repeats; ++r) {
     Index words = 0;
@@ -80,8 +78,7 @@ double microseconds_per_word(Decoder& decoder, const NDArray& regions, Index rep
     for (Index first = 0; first < regions.size(0); first += 64) {
       std::vector<Index> indices;
       for (Index i = first; i < std::min(regions.size(0), first + 64); ++i) indices.push_back(i);
-      for (const lesson09::Caption& c :
-           lesson09::greedy_decode(decoder, lesson09::rows(regions, indices)))
+      for (const Caption& c : greedy_decode(decoder, rows(regions, indices)))
         words += static_cast<Index>(c.ids.size()) + 1;  // + the <eos> step
     }
     const double took =

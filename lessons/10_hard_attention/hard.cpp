@@ -46,7 +46,7 @@
 
 namespace attend::lesson10 {
 
-HardUnrolled hard_unroll(Decoder& decoder, const Tensor& regions, const CaptionBatch& batch,
+HardUnrolled hard_unroll(CaptionDecoder& decoder, const Tensor& regions, const CaptionBatch& batch,
                          double semi_sampling, Generator& gen, const NDArray& forced,
                          double temperature) {
   const Index images = batch.inputs.size(0), steps = batch.inputs.size(1);
@@ -92,7 +92,7 @@ HardUnrolled hard_unroll(Decoder& decoder, const Tensor& regions, const CaptionB
     Tensor chosen(one_hot);
     Tensor weights = chosen + alpha * expected_rows;                       // one-hot or alpha
     Tensor z = beta * squeeze(matmul(unsqueeze(weights, 1), regions), 1);  // eq 9
-    lesson09::StepOutput step = decoder.advance(previous, z, state);
+    DecoderStep step = decoder.advance(previous, z, state);
 
     logits.push_back(step.logits);
     alphas.push_back(alpha);
@@ -105,9 +105,9 @@ HardUnrolled hard_unroll(Decoder& decoder, const Tensor& regions, const CaptionB
   out.alphas = stack(alphas, 1);
   out.log_p_samples = sum(stack(log_choices, 1) * mask, 1);
   out.entropy = sum(stack(entropies, 1) * mask, 1);
-  Tensor per_word = nn::cross_entropy(
-      out.logits, batch.targets,
-      {.ignore_index = lesson09::Vocabulary::kPad, .reduction = nn::Reduction::kNone});
+  Tensor per_word =
+      nn::cross_entropy(out.logits, batch.targets,
+                        {.ignore_index = Vocabulary::kPad, .reduction = nn::Reduction::kNone});
   out.log_likelihood = -sum(per_word, 1);
   return out;
 }
@@ -127,8 +127,7 @@ double HardAttentionLoss::advantage_scale() const {
   return options_.normalise_advantage ? std::max(1.0, std::sqrt(squared_advantage_)) : 1.0;
 }
 
-lesson09::LossParts HardAttentionLoss::operator()(const Tensor& regions,
-                                                  const CaptionBatch& batch) {
+CaptionLoss HardAttentionLoss::operator()(const Tensor& regions, const CaptionBatch& batch) {
   HardUnrolled out =
       hard_unroll(decoder_, regions, batch, options_.semi_sampling, gen_, {}, options_.temperature);
   // The mean log p(y|s~,a) of the images that sampled, for the baseline, and the mean squared

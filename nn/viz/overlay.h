@@ -43,6 +43,14 @@ void write_attention_overlay(const std::filesystem::path& png, const NDArray& im
 struct StripOptions {
   OverlayOptions overlay;
   bool show_image = true;  // put the plain image first, captioned "(image)"
+  // The colour scale: a colour bar at the right end with its values, and a title line above
+  // the strip saying what the colours mean. When each panel is scaled by its own largest
+  // weight (overlay.normalize), the bar runs from 0 to "max" and each panel prints its
+  // largest weight under its word.
+  bool colour_scale = true;
+  // Per word: a region of its grid to outline (row-major index into the grid, as the models
+  // flatten it), or -1 for none; e.g. the region hard attention read. Empty: no outlines.
+  std::vector<Index> marked_regions;
 };
 
 // One PNG: the overlays for weights[0], weights[1], ... side by side, words[i] printed under
@@ -51,5 +59,12 @@ struct StripOptions {
 void write_attention_strip(const std::filesystem::path& png, const NDArray& image,
                            const std::vector<NDArray>& weights,
                            const std::vector<std::string>& words, const StripOptions& options = {});
+
+// Draws a vertical colour bar into canvas [3, H, W] (float32): the inferno map from 0 at the
+// bottom to 1 at the top in a box `width` x `height` with its top-left corner at (x, y), a
+// black frame, and the labels of its ends (and middle, if given) printed to its right.
+void draw_colour_bar(NDArray& canvas, int x, int y, int width, int height,
+                     const std::string& low_label, const std::string& high_label,
+                     const std::string& middle_label = "");
 
 }  // namespace attend::viz

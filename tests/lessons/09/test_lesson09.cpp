@@ -1,12 +1,13 @@
 // Lesson 09: the soft-attention captioner's gradients (float64 finite differences, tiny
-// sizes), its invariants, BLEU, localisation and decoding.
+// sizes), its invariants, BLEU and decoding. (The captioner is the library's, seq/captioning/;
+// the doubly stochastic penalty is tested in tests/nn/loss, localisation in tests/interpret.)
 #include <cmath>
 
-#include "lessons/09_show_attend_tell/lesson.h"
+#include "attend.h"
 #include "support.h"
 
 using namespace attend;
-using namespace attend::lesson09;
+using namespace attend::captioning;
 using attend::testing::check_close;
 
 namespace {
@@ -21,14 +22,11 @@ GradcheckOptions tolerances() {
   return options;
 }
 
-// A caption with its word -> object links, on a canvas of `size` pixels (no image needed).
-CanvasExample caption(std::vector<std::string> words, std::vector<int> objects,
-                      std::vector<data::Box> boxes = {}) {
+// A caption with its word -> object links (no image, no boxes: the decoder needs neither).
+CanvasExample caption(std::vector<std::string> words, std::vector<int> objects) {
   CanvasExample example;
   example.words = std::move(words);
   example.word_object = std::move(objects);
-  for (const data::Box& box : boxes)
-    example.objects.push_back({.label = 0, .noun = 0, .color = 0, .box = box});
   return example;
 }
 
@@ -51,7 +49,7 @@ std::vector<const CanvasExample*> pointers(const std::vector<CanvasExample>& exa
   return out;
 }
 
-DecoderSizes tiny_sizes(Index vocab, Index features) {
+CaptionDecoderSizes tiny_sizes(Index vocab, Index features) {
   return {.vocab = vocab, .features = features, .embedding = 2, .hidden = 3, .attention = 3};
 }
 
@@ -63,8 +61,8 @@ TEST_CASE("the whole soft-attention captioner (encoder + decoder + loss) passes 
   // parameter is checked.
   Generator gen(9);
   Vocabulary vocab = tiny_vocabulary();
-  Encoder encoder(2, 3, encoder_labels(), gen);
-  Decoder decoder(tiny_sizes(vocab.size(), 3 + kPositionFeatures), gen);
+  RegionEncoder encoder(2, 3, encoder_labels(), gen);
+  CaptionDecoder decoder(tiny_sizes(vocab.size(), 3 + kPositionFeatures), gen);
   encoder.to(kFloat64);
   decoder.to(kFloat64);
   std::vector<CanvasExample> captions = tiny_captions();
@@ -85,7 +83,7 @@ TEST_CASE("the whole soft-attention captioner (encoder + decoder + loss) passes 
 TEST_CASE("the gate beta = sigmoid(f_beta(h)) passes gradcheck and scales the context",
           "[gradcheck]") {
   Generator gen(3);
-  Decoder decoder(tiny_sizes(9, 3), gen);
+  CaptionDecoder decoder(tiny_sizes(9, 3), gen);
   decoder.to(kFloat64);
   Tensor h = randn({2, 3}, gen, kFloat64).requires_grad_();
   GradcheckResult gate =
@@ -115,50 +113,15 @@ TEST_CASE("the gate beta = sigmoid(f_beta(h)) passes gradcheck and scales the co
   CHECK(beta < 1);
 }
 
-TEST_CASE("the doubly stochastic regulariser passes gradcheck, padded steps masked",
-          "[gradcheck]") {
-  Generator gen(5);
-  Tensor alphas = softmax(randn({2, 3, 4}, gen, kFloat64), -1).detach().requires_grad_();
-  Tensor mask(NDArray::from_list({1, 1, 1, 1, 1, 0}, {2, 3}, kFloat64));
-  GradcheckResult result = gradcheck(
-      [&](const std::vector<Tensor>& in) { return doubly_stochastic_penalty(in[0], mask); },
-      {alphas}, tolerances());
-  INFO(result.report);
-  CHECK(result.ok);
-  // The masked step (caption 2, step 3) gets no gradient at all.
-  alphas.zero_grad();
-  doubly_stochastic_penalty(alphas, mask).backward();
-  for (Index i = 0; i < 4; ++i) CHECK(alphas.grad().data().at({1, 2, i}) == 0.0);
-}
-
-TEST_CASE("the regulariser is zero exactly when every region's attention sums to 1 over time") {
-  // T = L = 4. A permutation (each step looks at a different region) and the uniform map
-  // both give sum_t alpha_ti = 1 for every i.
-  Tensor permutation(
-      NDArray::from_list({0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0}, {1, 4, 4}, kFloat64));
-  Tensor uniform(NDArray::full({1, 4, 4}, 0.25, kFloat64));
-  Tensor all_steps(NDArray::ones({1, 4}, kFloat64));
-  CHECK(doubly_stochastic_penalty(permutation, all_steps).item() == 0.0);
-  CHECK(doubly_stochastic_penalty(uniform, all_steps).item() == 0.0);
-  // Staring at region 0 the whole time: (1 - 4)^2 + 3 * (1 - 0)^2 = 12.
-  Tensor stare(
-      NDArray::from_list({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, {1, 4, 4}, kFloat64));
-  CHECK(doubly_stochastic_penalty(stare, all_steps).item() == 12.0);
-  // A fifth, padded step changes nothing when masked.
-  Tensor padded = concat({permutation, Tensor(NDArray::full({1, 1, 4}, 0.25, kFloat64))}, 1);
-  Tensor mask(NDArray::from_list({1, 1, 1, 1, 0}, {1, 5}, kFloat64));
-  CHECK(doubly_stochastic_penalty(padded, mask).item() == 0.0);
-}
-
 TEST_CASE("alpha rows sum to 1, and the initial state comes from the mean region") {
   Generator gen(11);
   Vocabulary vocab = tiny_vocabulary();
-  Decoder decoder(tiny_sizes(vocab.size(), 3), gen);
+  CaptionDecoder decoder(tiny_sizes(vocab.size(), 3), gen);
   decoder.to(kFloat64);
   std::vector<CanvasExample> captions = tiny_captions();
   CaptionBatch batch = make_caption_batch(pointers(captions), vocab, kFloat64);
   Tensor regions = randn({2, 4, 3}, gen, kFloat64);
-  Unrolled out = unroll(decoder, regions, batch.inputs);
+  UnrolledCaptions out = unroll(decoder, regions, batch.inputs);
   REQUIRE(out.alphas.shape() == Shape{2, 9, 4});
   check_close(sum(out.alphas, -1).data(), NDArray::ones({2, 9}, kFloat64), 1e-12);
   // f_init reads only the mean: permuting the regions leaves (h_0, c_0) unchanged.
@@ -193,47 +156,10 @@ TEST_CASE("corpus BLEU-4 against hand-computed values") {
   CHECK(corpus_bleu4({ref, one_wrong}, {ref, ref}) != Approx((1.0 + expected) / 2));
 }
 
-TEST_CASE("localisation: hits, mass in the box and the not-static measure by hand") {
-  // A 2x2 grid over a 16-pixel canvas: region centres at (4, 4), (12, 4), (4, 12), (12, 12).
-  // Object 0's box covers the left column, object 1's the bottom-right region.
-  CanvasExample canvas =
-      caption({"a", "red", "bag", "above", "a", "blue", "boot"}, {-1, 0, 0, -1, -1, 1, 1},
-              {data::Box{0, 0, 8, 16}, data::Box{8, 8, 16, 16}});
-  NDArray alphas = NDArray::from_list({0.25, 0.25, 0.25, 0.25,  // a
-                                       0.6,  0.1,  0.2,  0.1,   // red: argmax 0, in box 0
-                                       0.1,  0.5,  0.3,  0.1,   // bag: argmax 1, NOT in box 0
-                                       0.25, 0.25, 0.25, 0.25,  // above
-                                       0.25, 0.25, 0.25, 0.25,  // a
-                                       0.1,  0.1,  0.1,  0.7,   // blue: argmax 3, in box 1
-                                       0.0,  0.2,  0.0,  0.8},  // boot: argmax 3, in box 1
-                                      {7, 4}, kFloat64);
-  Localisation where = localisation({canvas}, {alphas}, 2, 16);
-  CHECK(where.object_words == 4);
-  CHECK(where.hit_rate == Approx(3.0 / 4));
-  // By kind: the nouns bag (miss) and boot (hit); the colours red and blue (both hits); the
-  // words before an object, "a" and "a", whose uniform maps' argmax is region 0: inside
-  // object 0's box (the first "a"), not object 1's (the second).
-  CHECK(where.noun_hit_rate == Approx(0.5));
-  CHECK(where.colour_hit_rate == Approx(1.0));
-  CHECK(where.before_hit_rate == Approx(0.5));
-  // Mass: red 0.6 + 0.2, bag 0.1 + 0.3, blue 0.7, boot 0.8.
-  CHECK(where.mass_in_box == Approx((0.8 + 0.4 + 0.7 + 0.8) / 4));
-  // The nouns "bag" (argmax 1) and "boot" (argmax 3) differ; TV = 1/2 (0.1+0.3+0.3+0.7).
-  CHECK(where.multi_object_canvases == 1);
-  CHECK(where.argmax_changes == 1.0);
-  CHECK(where.total_variation == Approx(0.7));
-  // A static map (the same alpha at every word) scores 0 on both.
-  NDArray same = NDArray::full({7, 4}, 0.25, kFloat64);
-  same.set({0, 2}, 0.4);
-  Localisation fixed = localisation({canvas}, {same}, 2, 16);
-  CHECK(fixed.argmax_changes == 0.0);
-  CHECK(fixed.total_variation == 0.0);
-}
-
 TEST_CASE("beam search of width 1 is greedy decoding, and beam scores are the model's") {
   Generator gen(21);
   Vocabulary vocab = tiny_vocabulary();
-  Decoder decoder(tiny_sizes(vocab.size(), 3), gen);
+  CaptionDecoder decoder(tiny_sizes(vocab.size(), 3), gen);
   decoder.to(kFloat64);
   Tensor regions = randn({3, 4, 3}, gen, kFloat64);
   std::vector<Caption> greedy = greedy_decode(decoder, regions, 6);
@@ -272,7 +198,7 @@ TEST_CASE("each region vector ends with its grid position, x then y, in [-1, 1]"
   CHECK(where.at({0, 0}) == -0.75);
   CHECK(where.at({0, 1}) == -0.5);
   Generator gen(1);
-  Encoder encoder(2, 3, encoder_labels(), gen);
+  RegionEncoder encoder(2, 3, encoder_labels(), gen);
   Tensor regions = encoder.regions(rand({2, 3, 16, 16}, gen));  // a 2x2 grid
   REQUIRE(regions.shape() == Shape{2, 4, 3 + kPositionFeatures});
   const NDArray r = regions.data();

@@ -7,7 +7,6 @@
 #include "support.h"
 
 using namespace attend;
-using namespace attend::lesson09;
 using namespace attend::lesson10;
 using attend::testing::check_close;
 
@@ -19,7 +18,7 @@ Vocabulary tiny_vocabulary() {
   return vocab;
 }
 
-DecoderSizes tiny_sizes(Index vocab) {
+CaptionDecoderSizes tiny_sizes(Index vocab) {
   return {.vocab = vocab, .features = 2, .embedding = 2, .hidden = 3, .attention = 3};
 }
 
@@ -42,11 +41,11 @@ struct TinyDecoder {
   }
   Generator gen;
   Vocabulary vocab;
-  Decoder decoder;
+  CaptionDecoder decoder;
 };
 
 // Every parameter's gradient, flattened in a fixed order (0 where there is none).
-std::vector<double> flat_gradient(Decoder& decoder) {
+std::vector<double> flat_gradient(CaptionDecoder& decoder) {
   std::vector<double> flat;
   for (const Tensor& p : decoder.parameters()) {
     std::vector<double> g = p.grad().defined()
@@ -100,8 +99,8 @@ const std::vector<std::string> kOneWord = {"bag"};
 
 // The exact gradient of J(W) = sum_s pi(s|a) log p(y|s,a) (eq. 10, with the sampling policy
 // pi = softmax(e / tau); tau = 1: alpha), by autograd over all 16 choices forced in one batch.
-std::vector<double> exact_gradient(Decoder& decoder, const NDArray& image, const Vocabulary& vocab,
-                                   double temperature, Generator& gen) {
+std::vector<double> exact_gradient(CaptionDecoder& decoder, const NDArray& image,
+                                   const Vocabulary& vocab, double temperature, Generator& gen) {
   NDArray every = NDArray::zeros({kChoices, 2}, kInt64);
   for (Index s = 0; s < kChoices; ++s) {
     every.set({s, 0}, static_cast<double>(s / 4));
@@ -119,7 +118,7 @@ std::vector<double> exact_gradient(Decoder& decoder, const NDArray& image, const
 
 // `groups` minibatch means of `per_group` REINFORCE estimates (eq. 12, with a baseline b = -2
 // that is deliberately not the mean): each is minus the gradient of reinforce_surrogate.
-std::vector<std::vector<double>> reinforce_estimates(Decoder& decoder, const NDArray& image,
+std::vector<std::vector<double>> reinforce_estimates(CaptionDecoder& decoder, const NDArray& image,
                                                      const Vocabulary& vocab,
                                                      const HardOptions& rule, Index groups,
                                                      Index per_group, Generator& gen) {
@@ -203,7 +202,7 @@ TEST_CASE("the sampled unroll's log p(y|s), log p(s) and entropy pass gradcheck"
   // The draws are made again from the same seed at every evaluation, so they are fixed.
   Generator gen(8);
   Vocabulary vocab = tiny_vocabulary();
-  Decoder decoder(tiny_sizes(vocab.size()), gen);
+  CaptionDecoder decoder(tiny_sizes(vocab.size()), gen);
   decoder.to(kFloat64);
   Tensor regions = randn({4, 4, 2}, gen, kFloat64);
   CaptionBatch batch = repeated_caption({"a", "red", "bag"}, 4, vocab);
@@ -229,7 +228,7 @@ TEST_CASE("the sampled unroll's log p(y|s), log p(s) and entropy pass gradcheck"
 TEST_CASE("hard attention: samples, log p(s), and the expected context as a special case") {
   Generator gen(4);
   Vocabulary vocab = tiny_vocabulary();
-  Decoder decoder(tiny_sizes(vocab.size()), gen);
+  CaptionDecoder decoder(tiny_sizes(vocab.size()), gen);
   decoder.to(kFloat64);
   Tensor regions = randn({3, 4, 2}, gen, kFloat64);
   CaptionBatch batch = repeated_caption({"a", "blue", "boot"}, 3, vocab);
@@ -277,7 +276,7 @@ TEST_CASE("hard attention: samples, log p(s), and the expected context as a spec
 TEST_CASE("backprop cannot reach f_att through a sampled region, but can through alpha") {
   Generator gen(6);
   Vocabulary vocab = tiny_vocabulary();
-  Decoder decoder(tiny_sizes(vocab.size()), gen);
+  CaptionDecoder decoder(tiny_sizes(vocab.size()), gen);
   decoder.to(kFloat64);
   Tensor regions = randn({4, 4, 2}, gen, kFloat64);
   CaptionBatch batch = repeated_caption({"a", "red", "bag"}, 4, vocab);
@@ -295,7 +294,7 @@ TEST_CASE("backprop cannot reach f_att through a sampled region, but can through
 TEST_CASE("the moving-average baseline: starts at the first batch, then b = 0.9 b + 0.1 mean") {
   Generator gen(12);
   Vocabulary vocab = tiny_vocabulary();
-  Decoder decoder(tiny_sizes(vocab.size()), gen);
+  CaptionDecoder decoder(tiny_sizes(vocab.size()), gen);
   decoder.to(kFloat64);
   Tensor regions = randn({5, 4, 2}, gen, kFloat64);
   CaptionBatch batch = repeated_caption({"a", "red", "bag"}, 5, vocab);

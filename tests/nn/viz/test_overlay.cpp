@@ -122,7 +122,9 @@ TEST_CASE("viz: an attention strip has the image, one overlay per word, and capt
   NDArray image = NDArray::full({3, 64, 64}, 0.8);
   std::vector<NDArray> grids = {one_hot_grid(1, 1), one_hot_grid(4, 6), one_hot_grid(7, 2)};
   std::vector<std::string> words = {"a", "cat", "saß"};
-  viz::write_attention_strip(dir / "strip.png", image, grids, words);
+  viz::StripOptions plain;
+  plain.colour_scale = false;
+  viz::write_attention_strip(dir / "strip.png", image, grids, words, plain);
 
   // 4 tiles of 64 pixels, 4-pixel gaps and margins; below them a 12-pixel caption line.
   NDArray png = viz::read_image(dir / "strip.png");
@@ -157,6 +159,42 @@ TEST_CASE("viz: an attention strip has the image, one overlay per word, and capt
   CHECK_THAT(
       error_message([&] { viz::write_attention_strip(dir / "bad.jpg", image, grids, words); }),
       Contains("'") && Contains("must end in .png"));
+}
+
+TEST_CASE("viz: a strip's colour scale and the outline of a marked region", "[viz]") {
+  ScratchFolder dir("strip_scale");
+  NDArray image = NDArray::full({3, 64, 64}, 0.8);
+  std::vector<NDArray> grids = {one_hot_grid(1, 1), one_hot_grid(4, 6)};
+  viz::StripOptions options;  // colour scale on by default
+  options.marked_regions = {-1, 4 * 8 + 6};
+  viz::write_attention_strip(dir / "strip.png", image, grids, {"a", "cat"}, options);
+  NDArray png = viz::read_image(dir / "strip.png");
+  // A title line (12 + 4 pixels) above the tiles, a value line (12) under the captions, and
+  // the colour bar with its labels to the right of the 3 tiles.
+  const Index tiles_right = 4 + 3 * 64 + 2 * 4;
+  REQUIRE(png.size(1) == 4 + 16 + 64 + 4 + 12 + 12 + 4);
+  REQUIRE(png.size(2) > tiles_right + 8 + 10);
+  // The bar: bright (inferno's pale yellow) at the top, black at the bottom.
+  const Index bar_x = tiles_right + 8 + 5, top = 4 + 16;
+  CHECK(luminance(png, top + 1, bar_x) > 0.8);
+  CHECK(luminance(png, top + 62, bar_x) < 0.1);
+  // The outline of region (4, 6) on tile 2 is cyan: no red, full green and blue.
+  const Index left2 = 4 + 2 * 68, y = top + 4 * 8 + 4, x = left2 + 6 * 8;
+  CHECK(png.at({0, y, x}) < 0.05);
+  CHECK(png.at({1, y, x}) > 0.95);
+  CHECK(png.at({2, y, x}) > 0.95);
+  CHECK_THAT(error_message([&] {
+               viz::StripOptions bad;
+               bad.marked_regions = {0};
+               viz::write_attention_strip(dir / "bad.png", image, grids, {"a", "cat"}, bad);
+             }),
+             Contains("1 marked regions but 2 words"));
+  CHECK_THAT(error_message([&] {
+               viz::StripOptions bad;
+               bad.marked_regions = {0, 64};
+               viz::write_attention_strip(dir / "bad.png", image, grids, {"a", "cat"}, bad);
+             }),
+             Contains("marked region 64 is outside the 8x8 grid"));
 }
 
 TEST_CASE("viz: the bitmap font draws ASCII inside its box and replaces the rest", "[viz]") {

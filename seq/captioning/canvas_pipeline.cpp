@@ -2,33 +2,31 @@
 // canvases like the captioned ones (every cell says what is at its centre) and freeze it,
 // then make the canvases and compute every canvas's regions (the training canvases a chunk
 // at a time, their images dropped once encoded).
+#include "seq/captioning/canvas_pipeline.h"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <span>
 
-#include "lessons/09_show_attend_tell/lesson.h"
+#include "app/clock.h"
+#include "nn/data/fashion_mnist.h"
+#include "nn/data/synthetic_images.h"
+#include "nn/io/checkpoint.h"
 
-namespace attend::lesson09 {
+namespace attend::captioning {
 
 namespace {
 constexpr Index kHeldOutItems = 1000;       // single-item canvases that score the encoder
 constexpr Index kSingleItemCanvas = 32;     // their side
 constexpr std::uint64_t kEncoderSeed = 31;  // offset of the pre-training generator's seed
-}  // namespace
 
-std::string encoder_cache_file(const PipelineOptions& o) {
-  // Everything the pre-trained weights depend on is in the name (the float32 sums also
-  // depend on the number of threads, in the last bits only).
-  return fmt::format("{}/encoder_seed{}_{}_{}_canvas{}_objects{}_steps{}_batch{}_lr{}.ckpt",
-                     o.encoder_cache, o.seed, o.synthetic ? "synthetic" : "fashion",
-                     o.all_classes ? "10classes" : "5classes", o.encoder.canvas_size,
-                     o.encoder.max_objects, o.encoder.steps, o.encoder.batch, o.encoder.lr);
-}
-
-PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encoder) {
-  const auto start = std::chrono::steady_clock::now();
-  PreparedCanvases p;
+// The items of the canvases: Fashion-MNIST's training and test pictures, or the generated
+// stand-in for them.
+std::pair<data::LabelledImages, data::LabelledImages> load_items(
+    const CanvasPipelineOptions& options) {
   data::LabelledImages train_items, held_out_items;
   if (options.synthetic) {
     train_items = data::synthetic_fashion_mnist(data::Split::kTrain, 6000, options.seed);
@@ -46,6 +44,24 @@ PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encod
   if (static_cast<Index>(train_items.class_names.size()) != kClasses)
     fail("prepare_canvases: expected {} item classes, got {}", kClasses,
          train_items.class_names.size());
+  return {std::move(train_items), std::move(held_out_items)};
+}
+
+}  // namespace
+
+std::string encoder_cache_file(const CanvasPipelineOptions& o) {
+  // Everything the pre-trained weights depend on is in the name (the float32 sums also
+  // depend on the number of threads, in the last bits only).
+  return fmt::format("{}/encoder_seed{}_{}_{}_canvas{}_objects{}_steps{}_batch{}_lr{}.ckpt",
+                     o.encoder_cache, o.seed, o.synthetic ? "synthetic" : "fashion",
+                     o.all_classes ? "10classes" : "5classes", o.encoder.canvas_size,
+                     o.encoder.max_objects, o.encoder.steps, o.encoder.batch, o.encoder.lr);
+}
+
+PreparedCanvases prepare_canvases(const CanvasPipelineOptions& options, RegionEncoder& encoder) {
+  const auto start = std::chrono::steady_clock::now();
+  PreparedCanvases p;
+  auto [train_items, held_out_items] = load_items(options);
   data::CanvasOptions canvas_options;
   canvas_options.size = kCanvasSize;
   if (!options.all_classes) canvas_options.classes = kCaptionClasses;
@@ -105,8 +121,8 @@ PreparedCanvases prepare_canvases(const PipelineOptions& options, Encoder& encod
   p.encoder_canvas_accuracy = item_accuracy(encoder, p.splits.test);
   p.validation_regions = encode_all(encoder, p.splits.validation);
   p.test_regions = encode_all(encoder, p.splits.test);
-  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  p.seconds = app::seconds_since(start);
   return p;
 }
 
-}  // namespace attend::lesson09
+}  // namespace attend::captioning

@@ -2,15 +2,21 @@
 //
 // Words: exact match (the whole caption right), word accuracy, and corpus BLEU-4.
 // Places: for every word that names an object (its colour or its noun), where the attention
-// that chose it lies relative to that object's box. The canvases record the exact boxes,
-// which real captioning data sets do not have: the paper could only show pictures.
+// that chose it lies relative to that object's box (interpret/localisation.h). The canvases
+// record the exact boxes, which real captioning data sets do not have: the paper could only
+// show pictures.
+#include "seq/captioning/caption_scores.h"
+
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "lessons/09_show_attend_tell/lesson.h"
+#include "seq/captioning/caption_search.h"
+#include "tensor/shape_ops.h"
 
-namespace attend::lesson09 {
+namespace attend::captioning {
 
 // ---- BLEU (Papineni et al. 2002; papers.md section 12) ------------------------------------
 
@@ -59,87 +65,7 @@ double corpus_bleu4(const std::vector<std::vector<std::string>>& candidates,
   return std::exp(brevity + log_precision);
 }
 
-// ---- localisation -----------------------------------------------------------------------
-
-Localisation localisation(const std::vector<CanvasExample>& canvases,
-                          const std::vector<NDArray>& alphas, Index grid, Index canvas_size) {
-  if (canvases.size() != alphas.size())
-    fail("localisation: {} canvases but {} attention maps", canvases.size(), alphas.size());
-  const double cell = static_cast<double>(canvas_size) / static_cast<double>(grid);
-  const Index regions = grid * grid;
-  Localisation out;
-  Index hits = 0, noun_hits = 0, nouns = 0, before_hits = 0, befores = 0;
-  double mass = 0;
-  Index changed = 0;
-  double variation = 0;
-  for (std::size_t n = 0; n < canvases.size(); ++n) {
-    const CanvasExample& canvas = canvases[n];
-    const NDArray weights = alphas[n].to(kFloat64);  // [T, L]
-    if (weights.size(0) < static_cast<Index>(canvas.words.size()) || weights.size(1) != regions)
-      fail("localisation: canvas {} has {} words but attention {}", n, canvas.words.size(),
-           weights.shape());
-    const double* w = weights.data<double>();
-    std::vector<Index> noun_argmax;         // per object: the argmax at its noun
-    std::vector<const double*> noun_alpha;  // and the map there
-    for (std::size_t t = 0; t < canvas.words.size(); ++t) {
-      const int object = canvas.word_object[t];
-      const double* a = w + static_cast<Index>(t) * regions;
-      const Index best = std::max_element(a, a + regions) - a;
-      auto inside_box = [&](const data::Box& box, Index i) {
-        // the centre of region i = (row i / grid, column i % grid)
-        return box.contains((static_cast<double>(i % grid) + 0.5) * cell,
-                            (static_cast<double>(i / grid) + 0.5) * cell);
-      };
-      if (object < 0) {
-        const bool object_next = t + 1 < canvas.words.size() && canvas.word_object[t + 1] >= 0;
-        if (object_next) {
-          ++befores;
-          before_hits += inside_box(
-              canvas.objects[static_cast<std::size_t>(canvas.word_object[t + 1])].box, best);
-        }
-        continue;
-      }
-      const data::Box& box = canvas.objects[static_cast<std::size_t>(object)].box;
-      auto inside = [&](Index i) { return inside_box(box, i); };
-      hits += inside(best);
-      for (Index i = 0; i < regions; ++i) mass += inside(i) ? a[i] : 0.0;
-      ++out.object_words;
-      // The noun is the last word naming its object (after the colour).
-      const bool is_noun = t + 1 == canvas.words.size() || canvas.word_object[t + 1] != object;
-      if (is_noun) {
-        ++nouns;
-        noun_hits += inside(best);
-        noun_argmax.push_back(best);
-        noun_alpha.push_back(a);
-      }
-    }
-    if (noun_argmax.size() >= 2) {
-      ++out.multi_object_canvases;
-      changed += noun_argmax[0] != noun_argmax[1];
-      double tv = 0;
-      for (Index i = 0; i < regions; ++i) tv += 0.5 * std::abs(noun_alpha[0][i] - noun_alpha[1][i]);
-      variation += tv;
-    }
-  }
-  if (out.object_words > 0) {
-    out.hit_rate = static_cast<double>(hits) / static_cast<double>(out.object_words);
-    out.mass_in_box = mass / static_cast<double>(out.object_words);
-    if (befores > 0)
-      out.before_hit_rate = static_cast<double>(before_hits) / static_cast<double>(befores);
-    if (nouns > 0) out.noun_hit_rate = static_cast<double>(noun_hits) / static_cast<double>(nouns);
-    if (out.object_words > nouns)
-      out.colour_hit_rate =
-          static_cast<double>(hits - noun_hits) / static_cast<double>(out.object_words - nouns);
-  }
-  if (out.multi_object_canvases > 0) {
-    out.argmax_changes =
-        static_cast<double>(changed) / static_cast<double>(out.multi_object_canvases);
-    out.total_variation = variation / static_cast<double>(out.multi_object_canvases);
-  }
-  return out;
-}
-
-std::vector<NDArray> reference_attention(Decoder& decoder, const NDArray& regions,
+std::vector<NDArray> reference_attention(CaptionDecoder& decoder, const NDArray& regions,
                                          const std::vector<CanvasExample>& canvases,
                                          const Vocabulary& vocab) {
   NoGradGuard no_graph;
@@ -161,11 +87,7 @@ std::vector<NDArray> reference_attention(Decoder& decoder, const NDArray& region
   return out;
 }
 
-std::vector<std::string> words_of(const Caption& caption, const Vocabulary& vocab) {
-  return vocab.decode_words(caption.ids);
-}
-
-CaptionScores evaluate(Decoder& decoder, const NDArray& regions,
+CaptionScores evaluate(CaptionDecoder& decoder, const NDArray& regions,
                        const std::vector<CanvasExample>& canvases, const Vocabulary& vocab,
                        Index beam_width) {
   std::vector<std::vector<std::string>> generated, references;
@@ -208,9 +130,10 @@ CaptionScores evaluate(Decoder& decoder, const NDArray& regions,
   const Index grid =
       static_cast<Index>(std::lround(std::sqrt(static_cast<double>(regions.size(1)))));
   const NDArray& image = canvases.at(0).image;
-  scores.where = localisation(canvases, reference_attention(decoder, regions, canvases, vocab),
+  scores.where =
+      interpret::localisation(canvases, reference_attention(decoder, regions, canvases, vocab),
                               grid, image.defined() ? image.size(-1) : kCanvasSize);
   return scores;
 }
 
-}  // namespace attend::lesson09
+}  // namespace attend::captioning

@@ -8,19 +8,21 @@
 //   beta_t = sigmoid(f_beta(h_{t-1}))                  the gate (section 4.2.1)
 //   z_t    = phi({a_i}, {alpha_ti}) = beta_t sum_i alpha_ti a_i              (6), soft
 //   (h_t, c_t) = LSTM([E y_{t-1}; z_t], (h_{t-1}, c_{t-1}))                   (1)-(3)
-//                (by default only z_t's last two numbers, where it looked: see lesson.h)
+//                (by default only z_t's last two numbers, where it looked: see caption_decoder.h)
 //   p(y_t)  = softmax(L_o(E y_{t-1} + L_h h_t + L_z z_t))                    (7)
 //             (in training, h_t goes through dropout first, as in the authors' code)
 //
 // The LSTM's input and recurrent weights together are the affine map T_{D+m+n,4n} of eq. 1
 // (nn/lstm.h stacks the gates i, f, g, o as PyTorch does).
+#include "seq/captioning/caption_decoder.h"
+
 #include <cmath>
 
-#include "lessons/09_show_attend_tell/lesson.h"
+#include "autograd/ops.h"
 
-namespace attend::lesson09 {
+namespace attend::captioning {
 
-Decoder::Decoder(const DecoderSizes& s, Generator& gen)
+CaptionDecoder::CaptionDecoder(const CaptionDecoderSizes& s, Generator& gen)
     : sizes(s),
       embed(s.vocab, s.embedding, nn::kNoPadding, gen),
       init_h(s.features, s.hidden, true, gen),
@@ -45,17 +47,17 @@ Decoder::Decoder(const DecoderSizes& s, Generator& gen)
 }
 
 // The paper's f_init: two MLPs of the mean annotation (section 3.1.2).
-nn::LSTMState Decoder::initial_state(const Tensor& regions) {
+nn::LSTMState CaptionDecoder::initial_state(const Tensor& regions) {
   Tensor mean_region = mean(regions, 1);  // (1/L) sum_i a_i, [B, D]
   if (!init_from_image) mean_region = zeros_like(mean_region);
   return {tanh(init_h(mean_region)), tanh(init_c(mean_region))};
 }
 
-Tensor Decoder::attention_scores(const Tensor& projected, const Tensor& h) {
+Tensor CaptionDecoder::attention_scores(const Tensor& projected, const Tensor& h) {
   return squeeze(attention.score(unsqueeze(h, 1), projected), 1);  // eq 4: [B, L]
 }
 
-Tensor Decoder::attention_weights(const Tensor& projected, const Tensor& h) {
+Tensor CaptionDecoder::attention_weights(const Tensor& projected, const Tensor& h) {
   return softmax(attention_scores(projected, h), -1);  // eq 5
 }
 
@@ -71,13 +73,17 @@ Tensor most_attended(const Tensor& alpha) {
 
 }  // namespace
 
-Tensor Decoder::gate(const Tensor& h) {
+Index CaptionDecoder::parameters_used() const {
+  return parameter_count() - (use_gate ? 0 : f_beta.parameter_count());
+}
+
+Tensor CaptionDecoder::gate(const Tensor& h) {
   if (!use_gate) return ones({h.size(0), 1}, h.dtype());
   return sigmoid(f_beta(h));
 }
 
-StepOutput Decoder::advance(const Tensor& previous_words, const Tensor& z,
-                            const nn::LSTMState& state) {
+DecoderStep CaptionDecoder::advance(const Tensor& previous_words, const Tensor& z,
+                                    const nn::LSTMState& state) {
   Tensor embedded = embed(previous_words);  // E y_{t-1}, [B, m]
   // eqs 1-3, with all of z_t (the paper) or only where the decoder looked (our default)
   const Tensor lstm_context =
@@ -87,26 +93,26 @@ StepOutput Decoder::advance(const Tensor& previous_words, const Tensor& z,
   return {out_o(deep), Tensor(), Tensor(), next};
 }
 
-StepOutput Decoder::step(const Tensor& regions, const Tensor& projected,
-                         const Tensor& previous_words, const nn::LSTMState& state) {
+DecoderStep CaptionDecoder::step(const Tensor& regions, const Tensor& projected,
+                                 const Tensor& previous_words, const nn::LSTMState& state) {
   Tensor alpha = attention_weights(projected, state.h);  // [B, L]
   Tensor beta = gate(state.h);                           // [B, 1]
   Tensor weights = context == Context::kSoft ? alpha : most_attended(alpha);
   Tensor z = beta * squeeze(matmul(unsqueeze(weights, 1), regions), 1);  // eq 6 with the gate
-  StepOutput out = advance(previous_words, z, state);
+  DecoderStep out = advance(previous_words, z, state);
   out.alpha = alpha;
   out.beta = beta;
   return out;
 }
 
-Unrolled unroll(Decoder& decoder, const Tensor& regions, const Tensor& inputs) {
+UnrolledCaptions unroll(CaptionDecoder& decoder, const Tensor& regions, const Tensor& inputs) {
   const Index batch = inputs.size(0), steps = inputs.size(1);
   Tensor projected = decoder.project_regions(regions);
   nn::LSTMState state = decoder.initial_state(regions);
   std::vector<Tensor> logits, alphas, betas;
   for (Index t = 0; t < steps; ++t) {
     Tensor previous = reshape(slice(inputs, 1, t, t + 1), {batch});
-    StepOutput out = decoder.step(regions, projected, previous, state);
+    DecoderStep out = decoder.step(regions, projected, previous, state);
     logits.push_back(out.logits);
     alphas.push_back(out.alpha);
     betas.push_back(out.beta);
@@ -115,4 +121,4 @@ Unrolled unroll(Decoder& decoder, const Tensor& regions, const Tensor& inputs) {
   return {stack(logits, 1), stack(alphas, 1), squeeze(stack(betas, 1), 2)};
 }
 
-}  // namespace attend::lesson09
+}  // namespace attend::captioning

@@ -6,14 +6,17 @@
 // extends each by every word, keeps the best `width` again, and sets a caption aside when it
 // ends with <eos>; the beam shrinks by one for each caption set aside, and the best finished
 // caption wins. Our captions come from a fixed grammar, so we do not normalise by length.
+#include "seq/captioning/caption_search.h"
+
 #include <algorithm>
 #include <cmath>
 
-#include "lessons/09_show_attend_tell/lesson.h"
+#include "autograd/ops.h"
 
-namespace attend::lesson09 {
+namespace attend::captioning {
 
-std::vector<Caption> greedy_decode(Decoder& decoder, const Tensor& regions, Index max_words) {
+std::vector<Caption> greedy_decode(CaptionDecoder& decoder, const Tensor& regions,
+                                   Index max_words) {
   NoGradGuard no_graph;
   const Index batch = regions.size(0);
   Tensor projected = decoder.project_regions(regions);
@@ -23,7 +26,7 @@ std::vector<Caption> greedy_decode(Decoder& decoder, const Tensor& regions, Inde
   std::vector<bool> done(static_cast<std::size_t>(batch), false);
   // A caption that reaches max_words words stops there, without <eos>.
   for (Index t = 0; t < max_words; ++t) {
-    StepOutput out = decoder.step(regions, projected, previous, state);
+    DecoderStep out = decoder.step(regions, projected, previous, state);
     NDArray log_p = log_softmax(out.logits, -1).data().to(kFloat64);
     NDArray best = argmax(out.logits, -1).data();  // int64 [B]
     NDArray alpha = out.alpha.data().to(kFloat32);
@@ -58,7 +61,7 @@ struct Hypothesis {
 
 }  // namespace
 
-Caption beam_decode(Decoder& decoder, const Tensor& regions, Index width, Index max_words) {
+Caption beam_decode(CaptionDecoder& decoder, const Tensor& regions, Index width, Index max_words) {
   NoGradGuard no_graph;
   if (regions.size(0) != 1) fail("beam_decode: one image at a time, got {}", regions.shape());
   if (width < 1) fail("beam_decode: the beam width must be at least 1, got {}", width);
@@ -77,7 +80,7 @@ Caption beam_decode(Decoder& decoder, const Tensor& regions, Index width, Index 
     Tensor words(NDArray::from_vector(previous, {k}));
     Tensor many_regions = broadcast_to(regions, {k, regions.size(1), regions.size(2)});
     Tensor many_projected = broadcast_to(projected, {k, projected.size(1), projected.size(2)});
-    StepOutput out =
+    DecoderStep out =
         decoder.step(many_regions, many_projected, words, {concat(hs, 0), concat(cs, 0)});
     NDArray log_p = log_softmax(out.logits, -1).data().to(kFloat64);
     NDArray alpha = out.alpha.data().to(kFloat32);
@@ -119,4 +122,8 @@ Caption beam_decode(Decoder& decoder, const Tensor& regions, Index width, Index 
       [](const Caption& a, const Caption& b) { return a.log_probability < b.log_probability; });
 }
 
-}  // namespace attend::lesson09
+std::vector<std::string> words_of(const Caption& caption, const Vocabulary& vocab) {
+  return vocab.decode_words(caption.ids);
+}
+
+}  // namespace attend::captioning

@@ -9,15 +9,22 @@
 //
 // Pre-training (our stand-in for ImageNet): on canvases like the captioned ones, every cell of
 // the grid learns to say what lies at its centre (a class or nothing) and its colour. Then the
-// CNN is frozen, as the paper's VGG is. See lesson.h (PretrainOptions) for why cells.
+// CNN is frozen, as the paper's VGG is. See region_encoder.h (PretrainOptions) for why cells.
+#include "seq/captioning/region_encoder.h"
+
 #include <algorithm>
 #include <cmath>
 
-#include "lessons/09_show_attend_tell/lesson.h"
+#include "autograd/ops.h"
+#include "interpret/localisation.h"
+#include "nn/loss.h"
+#include "nn/optim/optim.h"
+#include "nn/pool.h"
+#include "nn/viz/progress.h"
 
-namespace attend::lesson09 {
+namespace attend::captioning {
 
-Encoder::Encoder(Index channels, Index features, Index labels, Generator& gen)
+RegionEncoder::RegionEncoder(Index channels, Index features, Index labels, Generator& gen)
     : conv1(3, channels, 3, 1, 1, true, gen),
       conv2(channels, features, 3, 1, 1, true, gen),
       conv3(features, features, 3, 1, 1, true, gen),
@@ -28,7 +35,7 @@ Encoder::Encoder(Index channels, Index features, Index labels, Generator& gen)
   register_module("classifier", classifier);
 }
 
-Tensor Encoder::feature_grid(const Tensor& images) {
+Tensor RegionEncoder::feature_grid(const Tensor& images) {
   Tensor x = nn::max_pool2d(relu(conv1(images)), 2);
   x = nn::max_pool2d(relu(conv2(x)), 2);
   return nn::max_pool2d(relu(conv3(x)), 2);
@@ -48,7 +55,7 @@ NDArray grid_coordinates(Index rows, Index columns, DType dtype) {
   return out;
 }
 
-Tensor Encoder::regions(const Tensor& images) {
+Tensor RegionEncoder::regions(const Tensor& images) {
   Tensor grid = feature_grid(images);  // [B, D, h, w]
   const Index batch = grid.size(0), rows = grid.size(2), columns = grid.size(3);
   // [B, D, h*w] -> [B, L, D]: region i = (row i / w, column i % w), row-major.
@@ -63,7 +70,7 @@ Tensor Encoder::regions(const Tensor& images) {
       2);  // [B, L, D + 2]
 }
 
-Tensor Encoder::cell_logits(const Tensor& images) {
+Tensor RegionEncoder::cell_logits(const Tensor& images) {
   return classifier(transpose(flatten(feature_grid(images), 2), 1, 2));  // [B, L, labels]
 }
 
@@ -84,13 +91,7 @@ constexpr Index kNothing = kClasses;
 
 // The cells of a grid x grid canvas whose centre lies inside `box`, in row-major order.
 std::vector<Index> cells_in_box(const data::Box& box, Index grid) {
-  std::vector<Index> inside;
-  for (Index cell = 0; cell < grid * grid; ++cell) {
-    const double x = (static_cast<double>(cell % grid) + 0.5) * kCellPixels;
-    const double y = (static_cast<double>(cell / grid) + 0.5) * kCellPixels;
-    if (box.contains(x, y)) inside.push_back(cell);
-  }
-  return inside;
+  return interpret::cells_in_box(box, grid, static_cast<double>(kCellPixels));
 }
 
 }  // namespace
@@ -141,7 +142,7 @@ ItemScores item_scores(const Tensor& cell_scores,
           Tensor(NDArray::from_vector(labels, {items}))};
 }
 
-Tensor pretraining_loss(Encoder& encoder, const std::vector<CanvasExample>& canvases) {
+Tensor pretraining_loss(RegionEncoder& encoder, const std::vector<CanvasExample>& canvases) {
   std::vector<const CanvasExample*> batch;
   for (const CanvasExample& c : canvases) batch.push_back(&c);
   Tensor images = stack_images(batch);
@@ -158,7 +159,7 @@ Tensor pretraining_loss(Encoder& encoder, const std::vector<CanvasExample>& canv
          nn::cross_entropy(items.logits, items.labels);
 }
 
-std::vector<double> pretrain_encoder(Encoder& encoder, const data::CanvasGenerator& canvases,
+std::vector<double> pretrain_encoder(RegionEncoder& encoder, const data::CanvasGenerator& canvases,
                                      const PretrainOptions& options, Generator& gen) {
   optim::Adam adam(encoder.parameters(), {.lr = options.lr});
   // The learning rate falls along half a cosine to a tenth of itself: the last steps refine.
@@ -192,7 +193,7 @@ std::vector<double> pretrain_encoder(Encoder& encoder, const data::CanvasGenerat
   return losses;
 }
 
-ItemAccuracy item_accuracy(Encoder& encoder, const std::vector<CanvasExample>& canvases) {
+ItemAccuracy item_accuracy(RegionEncoder& encoder, const std::vector<CanvasExample>& canvases) {
   NoGradGuard no_graph;
   Index objects = 0, nouns = 0, colours = 0;
   for (std::size_t start = 0; start < canvases.size(); start += 64) {
@@ -227,7 +228,7 @@ ItemAccuracy item_accuracy(Encoder& encoder, const std::vector<CanvasExample>& c
   return {objects, static_cast<double>(nouns) / n, static_cast<double>(colours) / n};
 }
 
-NDArray encode_all(Encoder& encoder, std::span<const CanvasExample> canvases) {
+NDArray encode_all(RegionEncoder& encoder, std::span<const CanvasExample> canvases) {
   NoGradGuard no_graph;
   constexpr std::size_t kBatch = 64;
   NDArray out;
@@ -247,4 +248,4 @@ NDArray encode_all(Encoder& encoder, std::span<const CanvasExample> canvases) {
   return out;
 }
 
-}  // namespace attend::lesson09
+}  // namespace attend::captioning

@@ -1,14 +1,14 @@
-// Canvases as a model sees them: word ids and image tensors.
+// Canvases as a captioner sees them: word ids and image tensors (caption_data.h).
 //
 // The decoder is trained with teacher forcing: at step t it is given the true previous word
 // y_{t-1} (starting from <bos>) and asked for y_t (ending with <eos>). So a caption of n
 // words gives n + 1 steps, with inputs and targets shifted by one.
+#include "seq/captioning/caption_data.h"
+
 #include <algorithm>
 #include <cstring>
 
-#include "lessons/09_show_attend_tell/lesson.h"
-
-namespace attend::lesson09 {
+namespace attend::captioning {
 
 Vocabulary caption_vocabulary(const data::CanvasGenerator& generator) {
   Vocabulary vocab;
@@ -68,4 +68,4 @@ Tensor rows(const NDArray& all, const std::vector<Index>& indices) {
   return Tensor(out);
 }
 
-}  // namespace attend::lesson09
+}  // namespace attend::captioning

@@ -1,17 +1,22 @@
 // Training the decoder on the frozen encoder's regions: Adam, minibatches of shuffled
 // canvases, the gradient norm clipped, one CSV row per epoch.
+#include "seq/captioning/train_decoder.h"
+
 #include <algorithm>
 #include <memory>
 #include <sstream>
 
-#include "lessons/09_show_attend_tell/lesson.h"
+#include "autograd/ops.h"
+#include "nn/optim/optim.h"
+#include "nn/viz/csv_log.h"
+#include "nn/viz/progress.h"
 
-namespace attend::lesson09 {
+namespace attend::captioning {
 
 namespace {
 
 // Word accuracy under teacher forcing: cheap enough to print after every epoch.
-double teacher_forced_accuracy(Decoder& decoder, const NDArray& regions,
+double teacher_forced_accuracy(CaptionDecoder& decoder, const NDArray& regions,
                                const std::vector<CanvasExample>& canvases,
                                const Vocabulary& vocab) {
   NoGradGuard no_graph;
@@ -39,12 +44,12 @@ double teacher_forced_accuracy(Decoder& decoder, const NDArray& regions,
 
 }  // namespace
 
-std::vector<EpochRecord> train_decoder(Decoder& decoder, const NDArray& train_regions,
-                                       const std::vector<CanvasExample>& train,
-                                       const NDArray& validation_regions,
-                                       const std::vector<CanvasExample>& validation,
-                                       const Vocabulary& vocab, const TrainOptions& options,
-                                       Generator& gen, const StepLoss& step_loss) {
+std::vector<CaptionEpoch> train_decoder(CaptionDecoder& decoder, const NDArray& train_regions,
+                                        const std::vector<CanvasExample>& train,
+                                        const NDArray& validation_regions,
+                                        const std::vector<CanvasExample>& validation,
+                                        const Vocabulary& vocab, const CaptionTrainOptions& options,
+                                        Generator& gen, const StepLoss& step_loss) {
   if (options.epochs < 1) fail("--epochs must be at least 1, got {}", options.epochs);
   if (options.batch < 1) fail("--batch must be at least 1, got {}", options.batch);
   StepLoss loss_of = step_loss ? step_loss : [&](const Tensor& regions, const CaptionBatch& batch) {
@@ -67,12 +72,12 @@ std::vector<EpochRecord> train_decoder(Decoder& decoder, const NDArray& train_re
   shown.unit = "captions";
   if (!options.show_progress) shown.out = &quiet;
   viz::Progress progress(steps, shown);
-  std::vector<EpochRecord> records;
+  std::vector<CaptionEpoch> records;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     std::vector<Index> order = gen.permutation(count);
     decoder.train();  // dropout on
     progress.start_epoch();
-    EpochRecord record;
+    CaptionEpoch record;
     record.epoch = epoch;
     for (Index s = 0; s < steps; ++s) {
       std::vector<Index> indices(order.begin() + s * options.batch,
@@ -81,7 +86,7 @@ std::vector<EpochRecord> train_decoder(Decoder& decoder, const NDArray& train_re
       for (Index i : indices) batch.push_back(&train[static_cast<std::size_t>(i)]);
       optim::apply_schedule(adam, schedule);
       adam.zero_grad();
-      LossParts loss = loss_of(rows(train_regions, indices), make_caption_batch(batch, vocab));
+      CaptionLoss loss = loss_of(rows(train_regions, indices), make_caption_batch(batch, vocab));
       loss.total.backward();
       optim::clip_grad_norm(decoder.parameters(), options.clip);
       adam.step();
@@ -104,4 +109,4 @@ std::vector<EpochRecord> train_decoder(Decoder& decoder, const NDArray& train_re
   return records;
 }
 
-}  // namespace attend::lesson09
+}  // namespace attend::captioning
