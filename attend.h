@@ -3,6 +3,7 @@
 //   tensor/    NDArray, the data, and the kernels that compute with it
 //   autograd/  Tensor, the graph, backward(), gradcheck
 //   nn/        modules, losses, optimizers, checkpoints, data, plots
+//   interpret/ reading attention maps: CAM, Grad-CAM, the pointing game
 //   app/       what a program needs: flags declared once, its transcript, a clock
 #pragma once
 
@@ -50,6 +51,8 @@
 #include "nn/io/checkpoint.h"
 #include "nn/optim/optim.h"
 #include "nn/viz/viz.h"
+
+#include "interpret/interpret.h"
 
 #include "app/clock.h"
 #include "app/flags.h"
