@@ -146,7 +146,8 @@ void section_mil(app::Transcript& t, const Options& o) {
   const bool drawn = viz::plot_curves(o.out + "/mil_loss.png", curves,
                                       {.title = "bag classifiers: training loss",
                                        .x_label = "epoch",
-                                       .y_label = "binary cross-entropy"});
+                                       .y_label = "binary cross-entropy",
+                                       .y2_label = {}});
   t.say_plot_files(drawn, "mil_loss");
   t.say(
       "Wrote mil_bags_<pooling>.png: {} positive test bags, each instance's weight under it\n"

@@ -32,9 +32,9 @@ void draw_fits(app::Transcript& t, const std::string& out, const RegressionData&
     learned_fit.add(x, learned.predictions.data().at({i}));
   }
   t.say("\n");
-  const bool fit_drawn =
-      viz::plot_curves(out + "/nw_fit.png", {truth, mean_fit, fixed_fit, learned_fit},
-                       {.title = "Nadaraya-Watson regression", .x_label = "x", .y_label = "f(x)"});
+  const bool fit_drawn = viz::plot_curves(
+      out + "/nw_fit.png", {truth, mean_fit, fixed_fit, learned_fit},
+      {.title = "Nadaraya-Watson regression", .x_label = "x", .y_label = "f(x)", .y2_label = {}});
   viz::PanelOptions panel;
   panel.heatmap.title =
       "colour: the attention weight of each test query (row) on each training key (column)";

@@ -73,7 +73,8 @@ void section_noisy_linear(app::Transcript& t, const Options& o) {
   const bool drawn = viz::plot_curves(o.out + "/noisy_linear.png", {closed, learned},
                                       {.title = "noisier features get smaller weights",
                                        .x_label = "s_i^2 (noise variance)",
-                                       .y_label = "|w_i|"});
+                                       .y_label = "|w_i|",
+                                       .y2_label = {}});
   t.say_plot_files(drawn, "noisy_linear");
 }
 

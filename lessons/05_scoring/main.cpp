@@ -95,7 +95,8 @@ void section_entropy(Transcript& t, const Options& o) {
       viz::plot_curves(o.out + "/entropy.png", {unscaled, scaled, maximum},
                        {.title = fmt::format("softmax entropy over {} keys", o.entropy_keys),
                         .x_label = "log2 d (key size)",
-                        .y_label = "mean entropy (nats)"});
+                        .y_label = "mean entropy (nats)",
+                        .y2_label = {}});
   t.say_plot_files(drawn, "entropy");
 }
 
@@ -174,7 +175,8 @@ void section_matching(Transcript& t, const Options& o) {
   const bool curves_drawn = viz::plot_curves(o.out + "/matching_accuracy.png", curves,
                                              {.title = "finding the key a query was made from",
                                               .x_label = "step",
-                                              .y_label = "test accuracy (%)"});
+                                              .y_label = "test accuracy (%)",
+                                              .y2_label = {}});
   std::vector<std::string> targets;
   for (Index b = 0; b < kHeatmapExamples; ++b)
     targets.push_back(fmt::format("key {} of {}", shown.targets.data().at({b}),
