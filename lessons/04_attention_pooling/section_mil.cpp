@@ -71,29 +71,44 @@ std::vector<BagRow> figure_rows(MilModel& model, const Bags& test, Index count) 
   return rows;
 }
 
-}  // namespace
+struct BagSplits {
+  Bags train, test;
+};
 
-void section_mil(app::Transcript& t, const Options& o) {
-  t.heading("2. Attention pooling over bags of pictures (multiple-instance learning)");
-  Pictures pictures = load_pictures(t, o);
+// The training bags (from the training pictures) and the test bags (from the test pictures),
+// described in the transcript.
+BagSplits draw_bags(app::Transcript& t, const Options& o, const Pictures& pictures) {
   const auto& names = pictures.train.class_names;
   Generator gen(o.seed);
   BagOptions bag_options{.count = o.train_bags,
                          .mean_size = o.bag_size,
                          .target_class = o.target_class,
                          .max_positives = o.max_positives};
-  Bags train = make_bags(pictures.train, bag_options, gen);
+  BagSplits bags;
+  bags.train = make_bags(pictures.train, bag_options, gen);
   bag_options.count = o.test_bags;
-  Bags test = make_bags(pictures.test, bag_options, gen);
+  bags.test = make_bags(pictures.test, bag_options, gen);
   double instances = 0;
-  for (Index i = 0; i < train.mask.numel(); ++i) instances += train.mask.data<float>()[i];
+  for (Index i = 0; i < bags.train.mask.numel(); ++i) instances += bags.train.mask.data<float>()[i];
   t.say(
       "Pictures: {}. A bag is positive iff it holds a '{}' (class {}); half of the bags\n"
       "are, each with {} of them. {} training bags (from the training split, {:.1f}\n"
       "instances per bag on average, the longest {}), {} test bags (from the test split).\n",
       pictures.source, names[static_cast<std::size_t>(o.target_class)], o.target_class,
       o.max_positives == 1 ? "exactly 1" : fmt::format("1 to {}", o.max_positives), o.train_bags,
-      instances / static_cast<double>(o.train_bags), train.length(), o.test_bags);
+      instances / static_cast<double>(o.train_bags), bags.train.length(), o.test_bags);
+  return bags;
+}
+
+}  // namespace
+
+void section_mil(app::Transcript& t, const Options& o) {
+  t.heading("2. Attention pooling over bags of pictures (multiple-instance learning)");
+  Pictures pictures = load_pictures(t, o);
+  const auto& names = pictures.train.class_names;
+  const BagSplits bags = draw_bags(t, o, pictures);
+  const Bags& train = bags.train;
+  const Bags& test = bags.test;
 
   MilSizes sizes{.hidden = o.hidden,
                  .embedding = o.embedding,
