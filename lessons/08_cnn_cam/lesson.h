@@ -15,6 +15,10 @@
 //   evaluate.cpp   (f) every map (CAM, Grad-CAM on two grids, brightness, centre, random)
 //                      of every (test canvas, class) pair, scored
 //   figures.cpp    (g) the canvases with their boxes, and the maps overlaid on them
+//
+// The program itself: program.h (its flags) and section_data.cpp, section_pointing.cpp,
+// section_figures.cpp (the sections main.cpp runs, as they print and draw), on top of the functions
+// here.
 #pragma once
 
 #include <cstdint>
