@@ -3,6 +3,7 @@
 //   tensor/    NDArray, the data, and the kernels that compute with it
 //   autograd/  Tensor, the graph, backward(), gradcheck
 //   nn/        modules, losses, optimizers, checkpoints, data, plots
+//   interpret/ reading attention maps: CAM, Grad-CAM, the pointing game
 //   app/       what a program needs: flags declared once, its transcript, a clock
 //   interpret/ reading attention maps: where a model looked, scored against the truth
 //   seq/       sequence models and decoding: encoder-decoders, training, beam search, BLEU
@@ -53,6 +54,8 @@
 #include "nn/io/checkpoint.h"
 #include "nn/optim/optim.h"
 #include "nn/viz/viz.h"
+
+#include "interpret/interpret.h"
 
 #include "app/clock.h"
 #include "app/flags.h"

@@ -31,6 +31,15 @@ class Transcript {
     say("\n{}\n{}\n", title, std::string(title.size(), '-'));
   }
 
+  // Which files a plot wrote, as name.png and name.txt: the PNG needs gnuplot, the .txt data
+  // file is always there. `drawn` is what viz::plot_curves / plot_heatmap returned.
+  void say_plot_files(bool drawn, const std::string& name) {
+    if (drawn)
+      say("Wrote {0}.png and its data, {0}.txt.\n", name);
+    else
+      say("Wrote {}.txt (no gnuplot: no PNG; apt-get install gnuplot-nox).\n", name);
+  }
+
   const std::string& text() const { return text_; }
 
   void save(const std::string& path) const {

@@ -1,8 +1,15 @@
-// interpret/: reading attention maps, where a model looked scored against the truth.
+// interpret/: reading attention maps: where a model looked, scored against the truth.
 //
-//   alignment.h      alignment accuracy against source spans, heatmap matrices, invariants
-//   localisation.h   where captioning attention lies against the objects' boxes
+//   alignment.h     a sequence model's attention against the true source spans: alignment
+//                   accuracy, heatmap matrices, the invariants of attention weights
+//   cam.h           where a CNN sees a class: CAM (Zhou et al. 2016), Grad-CAM (Selvaraju et
+//                   al. 2017) from features and gradients, and a map grid upsampled to pixels
+//   localisation.h  captioning attention over grid cells against the objects' boxes
+//   pointing.h      a pixel map scored against the true boxes: the pointing game (Zhang et
+//                   al. 2016), its random baseline, the share of the map's mass inside the boxes
 #pragma once
 
 #include "interpret/alignment.h"
+#include "interpret/cam.h"
 #include "interpret/localisation.h"
+#include "interpret/pointing.h"

@@ -124,8 +124,7 @@ double fastest_seconds(int repeats, F f) {
   for (int r = 0; r < std::max(repeats, 1); ++r) {
     auto start = std::chrono::steady_clock::now();
     f();
-    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    best = std::min(best, elapsed.count());
+    best = std::min(best, app::seconds_since(start));
   }
   return best;
 }

@@ -9,23 +9,26 @@
 
 #include <fstream>
 
+#include "attend.h"
 #include "lessons/01_tensors/lesson.h"
-#include "lessons/common/cli.h"
-#include "lessons/common/transcript.h"
 
 using namespace attend;
 using namespace attend::lesson01;
-using attend::lessons::Transcript;
+using attend::app::Transcript;
 
 namespace {
 
 // Every size the program uses, each with the flag that changes it.
-struct Options {
-  std::uint64_t seed = 0;                 // --seed: the random matrices of sections 5 and 6
-  std::string out = "output/01_tensors";  // --out
-  Index batch = 2;                        // --batch: batch size of the batched matmul
-  Index matmul_size = 256;                // --matmul-size: n of the n x n timing in section 6
-  int repeats = 3;                        // --repeats: timing runs; the fastest one counts
+struct Options : app::Flags {
+  std::uint64_t seed = flag(seed, "seed", 0, "seed of the random matrices");
+  std::string out =
+      flag(out, "out", "output/01_tensors", "folder for summary.txt and the CSV files");
+  Index batch =
+      flag(batch, "batch", 2, "batch size of the batched matmul example", app::at_least<Index>(1));
+  Index matmul_size = flag(matmul_size, "matmul-size", 256,
+                           "n of the n x n matrices timed in section 6", app::at_least<Index>(1));
+  int repeats = flag(repeats, "repeats", 3, "timing runs of each product (the fastest counts)",
+                     app::at_least(1));
 };
 
 // The example matrix of sections 3 and 4 is [kRows, kCols]: the shapes the chapter quotes.
@@ -216,19 +219,11 @@ void section_speed(Transcript& t, Generator& gen, const Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
-  lessons::CommandLine cli("01_tensors",
-                           "Lesson 01: shapes, memory layout, broadcasting, reductions and matrix "
-                           "products, run step by step (docs/01_tensors.md).");
-  cli.add("seed", o.seed, "seed of the random matrices");
-  cli.add("out", o.out, "folder for summary.txt and the CSV files");
-  cli.add("batch", o.batch, "batch size of the batched matmul example");
-  cli.add("matmul-size", o.matmul_size, "n of the n x n matrices timed in section 6");
-  cli.add("repeats", o.repeats, "timing runs of each product (the fastest counts)");
-  cli.parse(argc, argv);
-
-  return lessons::run_lesson([&] {
-    if (o.batch < 1) fail("--batch must be at least 1, got {}", o.batch);
-    lessons::make_output_folder(o.out);
+  o.parse(argc, argv, "01_tensors",
+          "Lesson 01: shapes, memory layout, broadcasting, reductions and matrix products, run "
+          "step by step (docs/01_tensors.md).");
+  return app::run_program([&] {
+    app::make_output_folder(o.out);
     Generator gen(o.seed);
     Transcript t;
     t.say("Lesson 01: tensors (seed {}, outputs in {})\n", o.seed, o.out);

@@ -11,24 +11,25 @@
 #include <cmath>
 #include <fstream>
 
+#include "attend.h"
 #include "lessons/02_autograd/lesson.h"
-#include "lessons/common/cli.h"
-#include "lessons/common/transcript.h"
 
 using namespace attend;
 using namespace attend::lesson02;
-using attend::lessons::Transcript;
+using attend::app::Transcript;
 
 namespace {
 
 // Every hyper-parameter, each with the flag that changes it.
-struct Options {
-  std::uint64_t seed = 0;                  // --seed: the MLP's initial weights
-  int steps = 60;                          // --steps: gradient-descent steps
-  double lr = 0.2;                         // --lr: learning rate
-  Index hidden = 8;                        // --hidden: tanh units of the MLP
-  double bias = NeuronValues{}.b;          // --bias: the neuron's b (exercise 5)
-  std::string out = "output/02_autograd";  // --out
+struct Options : app::Flags {
+  std::uint64_t seed = flag(seed, "seed", 0, "seed of the MLP's initial weights");
+  int steps = flag(steps, "steps", 60, "gradient-descent steps of the MLP", app::at_least(1));
+  double lr = flag(lr, "lr", 0.2, "learning rate of the MLP", app::above(0.0));
+  Index hidden =
+      flag(hidden, "hidden", 8, "tanh units in the MLP's hidden layer", app::at_least<Index>(1));
+  double bias = flag(bias, "bias", NeuronValues{}.b, "the neuron's b (try 0: a saturated tanh)");
+  std::string out =
+      flag(out, "out", "output/02_autograd", "folder for summary.txt, the graphs and loss.csv");
 };
 
 // How many loss lines section 3 prints while training (loss.csv has every step).
@@ -178,22 +179,11 @@ void section_custom_op(Transcript& t, const Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
-  lessons::CommandLine cli("02_autograd",
-                           "Lesson 02: a neuron's gradients by hand and by backward(), a tiny MLP "
-                           "trained on XOR, gradcheck, and a wrong backward caught "
-                           "(docs/02_autograd.md).");
-  cli.add("seed", o.seed, "seed of the MLP's initial weights");
-  cli.add("steps", o.steps, "gradient-descent steps of the MLP");
-  cli.add("lr", o.lr, "learning rate of the MLP");
-  cli.add("hidden", o.hidden, "tanh units in the MLP's hidden layer");
-  cli.add("bias", o.bias, "the neuron's b (try 0: a saturated tanh)");
-  cli.add("out", o.out, "folder for summary.txt, the graphs and loss.csv");
-  cli.parse(argc, argv);
-
-  return lessons::run_lesson([&] {
-    if (o.steps < 1) fail("--steps must be at least 1, got {}", o.steps);
-    if (!(o.lr > 0)) fail("--lr must be positive, got {}", o.lr);
-    lessons::make_output_folder(o.out);
+  o.parse(argc, argv, "02_autograd",
+          "Lesson 02: a neuron's gradients by hand and by backward(), a tiny MLP trained on XOR, "
+          "gradcheck, and a wrong backward caught (docs/02_autograd.md).");
+  return app::run_program([&] {
+    app::make_output_folder(o.out);
     Transcript t;
     t.say("Lesson 02: autograd (seed {}, {} steps, lr {}, hidden {}, outputs in {})\n", o.seed,
           o.steps, o.lr, o.hidden, o.out);

@@ -10,6 +10,9 @@
 //                      confusion matrix, a whole run
 //   resume.cpp     (5) checkpoints: a run stopped, saved, loaded into fresh objects and
 //                      continued gives the same losses; what a corrupt file does
+//
+// The program itself: program.h (its flags) and section_training.cpp, section_checkpoints.cpp (the
+// sections main.cpp runs, as they print and draw), on top of the functions here.
 #pragma once
 
 #include <cstdint>

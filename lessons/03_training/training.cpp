@@ -116,8 +116,7 @@ std::vector<EpochResult> train_model(Classifier& model, const Data& data,
     train_epoch(model, *optimizer, schedule, loader, epoch, options.seed, nullptr, &progress);
     result.train_loss = progress.end_epoch();
     result.test = evaluate(model, data.test, options.eval_batch_size);
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = app::seconds_since(start);
     result.cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
     results.push_back(result);
     if (after_epoch) after_epoch(result);

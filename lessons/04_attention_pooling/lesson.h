@@ -12,6 +12,10 @@
 //   noisy_linear.cpp     (c) a linear model whose inputs are observed with noise: the noise
 //                            acts as a ridge penalty that shrinks the weights
 //   exercises.cpp            the reference solution of exercise 1 (the Laplace kernel)
+//
+// The program itself: program.h (its flags) and section_nadaraya_watson.cpp, section_mil.cpp,
+// section_noisy_linear.cpp (the sections main.cpp runs, as they print and draw), on top of the
+// functions here.
 #pragma once
 
 #include <cstdint>

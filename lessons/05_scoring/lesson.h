@@ -10,6 +10,7 @@
 //   matching.cpp   (d) a small learning task, find the key a query was made from, that
 //                      compares the scores by accuracy (--score picks one)
 //   exercises.cpp      the reference solution of exercise 5 (a cosine score)
+//   worked_example_report.cpp  section 1 of the program: the worked example, printed
 #pragma once
 
 #include <cstdint>
@@ -55,6 +56,9 @@ struct WorkedExample {
   Tensor mask;     // [1, 4]: 1 1 1 0
 };
 WorkedExample worked_example();
+// Section 1 of the program (worked_example_report.cpp): every score and the masked softmax on
+// the worked example, printed to the transcript.
+void report_worked_example(app::Transcript& t, std::uint64_t seed);
 // The general score's W of the worked example: diag(1, 2, -1), so q^T W k is easy to check.
 void set_worked_general_weights(Scorer& general);
 

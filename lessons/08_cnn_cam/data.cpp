@@ -83,4 +83,8 @@ std::vector<data::Box> boxes_of_class(const std::vector<data::CanvasObject>& obj
   return boxes;
 }
 
+NDArray canvas_image(const CanvasSet& set, Index i) {
+  return slice(set.images, 0, i, i + 1).reshape({3, set.images.size(2), set.images.size(3)});
+}
+
 }  // namespace attend::lesson08

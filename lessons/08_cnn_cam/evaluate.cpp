@@ -40,7 +40,7 @@ NDArray centre_maps(Index batch, Index size) {
 NDArray map_at(const NDArray& maps, Index b, Index size) {
   const NDArray grid = slice(maps, 0, b, b + 1).reshape({maps.size(1), maps.size(2)});
   return grid.size(0) == size && grid.size(1) == size ? grid.to(kFloat64)
-                                                      : upsample_map(grid, size);
+                                                      : interpret::upsample_map(grid, size);
 }
 
 // The map as the overlays show it: shifted so that its smallest value is 0.
@@ -68,7 +68,8 @@ std::vector<NDArray> explanation_maps(CamClassifier& model, const NDArray& image
   const Index batch = images.size(0), size = images.size(-1);
   std::vector<NDArray> maps(kMapKinds);
   const GradCam last = grad_cam(model, images, classes, 3);
-  maps[kCam] = class_activation_maps(last.features, model.classifier.weight.data(), classes);
+  maps[kCam] =
+      interpret::class_activation_maps(last.features, model.classifier.weight.data(), classes);
   maps[kGradCam8] = last.maps;
   maps[kGradCam16] = grad_cam(model, images, classes, 2).maps;
   maps[kBrightness] = brightness_maps(images);
@@ -112,19 +113,19 @@ void score_pair(const PointingPair& pair, const std::vector<NDArray>& maps, Inde
   const Index size = set.images.size(-1);
   const std::vector<data::Box> boxes =
       boxes_of_class(set.objects[static_cast<std::size_t>(pair.canvas)], pair.label);
-  const double expected = hit_area_share(boxes, size, tolerance),
-               area = hit_area_share(boxes, size, 0);
+  const double expected = interpret::hit_area_share(boxes, size, tolerance),
+               area = interpret::hit_area_share(boxes, size, 0);
   results.random_expected.push_back(expected);
   results.expected_all.record(pair.label, expected, area);
   if (pair.distractor) results.expected_with_distractor.record(pair.label, expected, area);
 
   std::vector<double> hits;
-  std::vector<Pixel> points;
+  std::vector<interpret::Pixel> points;
   for (int kind = 0; kind < kMapKinds; ++kind) {
     const NDArray map = map_at(maps[static_cast<std::size_t>(kind)], b, size);
-    points.push_back(map_maximum(map));
-    hits.push_back(pointing_hit(points.back(), boxes, tolerance) ? 1 : 0);
-    const double mass = mass_inside_boxes(non_negative(map), boxes);
+    points.push_back(interpret::map_maximum(map));
+    hits.push_back(interpret::pointing_hit(points.back(), boxes, tolerance) ? 1 : 0);
+    const double mass = interpret::mass_inside_boxes(non_negative(map), boxes);
     results.all[static_cast<std::size_t>(kind)].record(pair.label, hits.back(), mass);
     if (pair.distractor)
       results.with_distractor[static_cast<std::size_t>(kind)].record(pair.label, hits.back(), mass);
@@ -133,7 +134,7 @@ void score_pair(const PointingPair& pair, const std::vector<NDArray>& maps, Inde
 
   // Where do the two 8x8 maps peak? Grad-CAM is 0 everywhere when the CAM has no positive
   // cell; otherwise the ReLU can only move the upsampled peak next to a negative cell.
-  const Pixel cam = points[kCam], grad_cam = points[kGradCam8];
+  const interpret::Pixel cam = points[kCam], grad_cam = points[kGradCam8];
   results.same_point += cam.x == grad_cam.x && cam.y == grad_cam.y;
   if (max(slice(maps[kCam], 0, b, b + 1)).item() <= 0) {
     ++results.no_positive_cam;
@@ -155,10 +156,10 @@ PointingResults play_pointing_game(CamClassifier& model, const CanvasSet& set,
   const Index classes = set.labels.size(1);
   PointingResults results;
   results.pairs = pointing_pairs(set);
-  results.all.assign(kMapKinds, PointingTally(classes));
-  results.with_distractor.assign(kMapKinds, PointingTally(classes));
-  results.expected_all = PointingTally(classes);
-  results.expected_with_distractor = PointingTally(classes);
+  results.all.assign(kMapKinds, interpret::PointingTally(classes));
+  results.with_distractor.assign(kMapKinds, interpret::PointingTally(classes));
+  results.expected_all = interpret::PointingTally(classes);
+  results.expected_with_distractor = interpret::PointingTally(classes);
   Generator gen(options.seed);
   const auto count = static_cast<Index>(results.pairs.size());
   for (Index start = 0; start < count; start += options.batch) {

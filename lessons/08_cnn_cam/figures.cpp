@@ -49,7 +49,7 @@ void outline_box(NDArray& picture, const data::Box& box, Index zoom) {
 }
 
 // A "+" centred on canvas pixel p, white on a black outline so it shows on any colour.
-void mark(NDArray& picture, Pixel p, Index zoom) {
+void mark(NDArray& picture, interpret::Pixel p, Index zoom) {
   const Index cx = p.x * zoom + zoom / 2, cy = p.y * zoom + zoom / 2;
   for (int d = -kCrossArm - 1; d <= kCrossArm + 1; ++d)
     for (int side = -1; side <= 1; side += 2) {
@@ -81,6 +81,23 @@ std::string fitted(const std::string& caption, Index width, int scale) {
   return text + "..";
 }
 
+// The colour scale of the overlays under the panels: the inferno bar from "lowest" (black) to
+// "highest" (pale yellow), and under it the note that says what the two ends are.
+void draw_scale(NDArray& figure, Index x, Index y, Index bar_width, Index bar_height,
+                const std::string& note) {
+  for (Index i = 0; i < bar_width; ++i) {
+    const viz::Rgb colour =
+        viz::inferno(static_cast<double>(i) / static_cast<double>(bar_width - 1));
+    for (Index j = 0; j < bar_height; ++j) set_pixel(figure, x + i, y + j, colour);
+  }
+  const viz::Rgb black{0, 0, 0};
+  const int text_y = static_cast<int>(y + bar_height + 2);
+  viz::draw_text(figure, "lowest", static_cast<int>(x), text_y, 1, black);
+  viz::draw_text(figure, "highest", static_cast<int>(x + bar_width - viz::text_width("highest", 1)),
+                 text_y, 1, black);
+  viz::draw_text(figure, note, static_cast<int>(x + bar_width + 8), static_cast<int>(y), 1, black);
+}
+
 }  // namespace
 
 Panel canvas_panel(const NDArray& image, const std::vector<data::CanvasObject>& objects, Index zoom,
@@ -99,12 +116,13 @@ Panel map_panel(const NDArray& image, const NDArray& map64, const std::vector<da
   const NDArray shifted = map64.to(kFloat64) - lowest;
   Panel panel{viz::attention_overlay(magnify(image, zoom), shifted), caption};
   for (const data::Box& box : boxes) outline_box(panel.picture, box, zoom);
-  mark(panel.picture, map_maximum(map64), zoom);
+  mark(panel.picture, interpret::map_maximum(map64), zoom);
   return panel;
 }
 
-void write_panels(const std::string& png, const std::vector<std::vector<Panel>>& rows) {
-  constexpr int kMargin = 4, kGap = 4, kScale = 1;
+void write_panels(const std::string& png, const std::vector<std::vector<Panel>>& rows,
+                  const std::string& scale_note) {
+  constexpr int kMargin = 4, kGap = 4, kScale = 1, kBarHeight = 10;
   if (rows.empty() || rows.front().empty()) fail("write_panels: '{}': no panels", png);
   const Index tile_height = rows.front().front().picture.size(1);
   const Index tile_width = rows.front().front().picture.size(2);
@@ -112,8 +130,9 @@ void write_panels(const std::string& png, const std::vector<std::vector<Panel>>&
   for (const auto& row : rows) widest_row = std::max(widest_row, row.size());
   const Index columns = static_cast<Index>(widest_row);
   const Index row_height = tile_height + kMargin + viz::kTextLineHeight * kScale + kGap;
+  const Index footer = scale_note.empty() ? 0 : kBarHeight + 2 * viz::kTextLineHeight + kGap;
   const Index width = 2 * kMargin + columns * tile_width + (columns - 1) * kGap;
-  const Index height = 2 * kMargin + static_cast<Index>(rows.size()) * row_height;
+  const Index height = 2 * kMargin + static_cast<Index>(rows.size()) * row_height + footer;
   NDArray figure = NDArray::ones({3, height, width}, kFloat32);  // white
   for (std::size_t r = 0; r < rows.size(); ++r) {
     for (std::size_t i = 0; i < rows[r].size(); ++i) {
@@ -128,6 +147,9 @@ void write_panels(const std::string& png, const std::vector<std::vector<Panel>>&
                      static_cast<int>(y + tile_height + 2), kScale, viz::Rgb{0, 0, 0});
     }
   }
+  if (!scale_note.empty())
+    draw_scale(figure, kMargin, kMargin + static_cast<Index>(rows.size()) * row_height, tile_width,
+               kBarHeight, scale_note);
   viz::write_png(png, figure);
 }
 

@@ -9,12 +9,16 @@
 //                      one linear layer on top
 //   train.cpp      (c) multi-label training with binary cross-entropy and Adam
 //   metrics.cpp    (d) per-class average precision and F1 on held-out canvases
-//   cam.cpp        (e) CAM (Zhou et al. 2016) and Grad-CAM (Selvaraju et al. 2017) maps
-//   pointing.cpp   (f) the pointing game (Zhang et al. 2016) and the share of a map's mass
-//                      inside the true boxes, and the random baseline's expectation
+//   cam.cpp        (e) Grad-CAM (Selvaraju et al. 2017) of this model: the gradients of its
+//                      class logits; the maps themselves, and CAM (Zhou et al. 2016), are
+//                      computed by the library's interpret/cam.h
 //   evaluate.cpp   (f) every map (CAM, Grad-CAM on two grids, brightness, centre, random)
 //                      of every (test canvas, class) pair, scored
 //   figures.cpp    (g) the canvases with their boxes, and the maps overlaid on them
+//
+// The program itself: program.h (its flags) and section_data.cpp, section_pointing.cpp,
+// section_figures.cpp (the sections main.cpp runs, as they print and draw), on top of the functions
+// here.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +67,9 @@ std::vector<Index> class_counts(const CanvasSet& set);
 
 // The boxes of the objects of class `label` on one canvas (several when it appears twice).
 std::vector<data::Box> boxes_of_class(const std::vector<data::CanvasObject>& objects, Index label);
+
+// Canvas i of a set as an image [3, S, S].
+NDArray canvas_image(const CanvasSet& set, Index i);
 
 // ---- (b) the model: model.cpp ----------------------------------------------------------------
 
@@ -185,25 +192,11 @@ struct ClassificationReport {
 
 ClassificationReport evaluate_classifier(const NDArray& logits, const NDArray& labels);
 
-// ---- (e) CAM and Grad-CAM: cam.cpp -----------------------------------------------------------
-
-// CAM (Zhou et al. 2016): M_c(x, y) = sum_k w_k^c f_k(x, y), the class's linear layer
-// applied at every grid cell instead of to the average. features [B, K, h, w], weight
-// [classes, K], one class per image -> maps float64 [B, h, w]. The bias is left out, as in
-// the paper: mean over (x, y) of M_c = s_c - b_c.
-NDArray class_activation_maps(const NDArray& features, const NDArray& weight,
-                              const std::vector<Index>& classes);
-
-// Grad-CAM from a feature map and the gradient of the class score with respect to it
-// (Selvaraju et al. 2017, eqs. 1-2):
-//   alpha_k^c = (1/Z) sum_{i,j} dy^c/dA^k_ij,   L^c = ReLU(sum_k alpha_k^c A^k)
-// features, gradients [B, K, h, w] -> maps float64 [B, h, w].
-NDArray grad_cam_from_gradients(const NDArray& features, const NDArray& gradients);
-
-// Exercise 2, counterfactual Grad-CAM (Selvaraju et al. 2017, "Counterfactual Explanations"):
-// negate the gradients, so the map shows the regions whose features argue against the class:
-//   L^c_counterfactual = ReLU(sum_k (-alpha_k^c) A^k)
-NDArray counterfactual_grad_cam_from_gradients(const NDArray& features, const NDArray& gradients);
+// ---- (e) CAM and Grad-CAM: cam.cpp ---------------------------------------------------------
+//
+// CAM itself (interpret::class_activation_maps), Grad-CAM from features and gradients and
+// its counterfactual variant, and upsample_map are the library's (interpret/cam.h): they
+// work for any model. Here: the gradients of this model.
 
 // The encoder blocks whose output Grad-CAM reads: 3 is the 8x8 grid (the last one, where
 // Grad-CAM equals CAM), 2 the 16x16 grid under it (where there is no CAM).
@@ -219,50 +212,10 @@ struct GradCam {
 GradCam grad_cam(CamClassifier& model, const NDArray& images, const std::vector<Index>& classes,
                  int block);
 
-// A map grid [h, w] resized bilinearly to size x size (float64), as the overlays show it.
-NDArray upsample_map(const NDArray& grid, Index size);
-
-// ---- (f) the pointing game: pointing.cpp -----------------------------------------------------
-
-struct Pixel {
-  Index x = 0, y = 0;  // column and row
-};
-
-// Where a map [H, W] is largest (the first such pixel in row-major order on ties).
-Pixel map_maximum(const NDArray& map);
-
-// Euclidean distance in pixels from pixel p to the nearest pixel of the box (0 inside it).
-double distance_to_box(Pixel p, const data::Box& box);
-
-// Zhang et al. (2016): a hit when the point lies on an object of the class, or within
-// `tolerance` pixels of one.
-bool pointing_hit(Pixel p, const std::vector<data::Box>& boxes, double tolerance);
-
-// The share of the size x size pixels that would be hits: the hit probability of a point
-// drawn uniformly at random, which is where the maximum of a map of independent uniform
-// random values lands. So this is the random baseline's expected hit rate.
-double hit_area_share(const std::vector<data::Box>& boxes, Index size, double tolerance);
-
-// The share of a non-negative map's total inside the boxes (their union); 0 for an all-zero
-// map.
-double mass_inside_boxes(const NDArray& map, const std::vector<data::Box>& boxes);
-
-// Hits and pairs counted per class, for one kind of map.
-class PointingTally {
- public:
-  explicit PointingTally(Index classes = 0);
-  // hit: 1 or 0, or the probability of a hit (the random baseline's expectation).
-  void record(Index label, double hit, double mass_share);
-  double hit_rate() const;             // over all (canvas, class) pairs
-  double class_mean_hit_rate() const;  // mean over classes of each class's rate (Zhang et al.)
-  double class_hit_rate(Index label) const;
-  double mean_mass_share() const;
-  Index pairs(Index label) const { return pairs_[static_cast<std::size_t>(label)]; }
-
- private:
-  std::vector<double> hits_, pairs_, mass_;
-};
-
+// ---- (f) the pointing game -------------------------------------------------------------------
+//
+// The measures (map_maximum, distance_to_box, pointing_hit, hit_area_share,
+// mass_inside_boxes, PointingTally) are the library's: interpret/pointing.h.
 // ---- (f) continued: every map of every pair, scored: evaluate.cpp ------------------------
 
 // The maps the lesson compares, and two baselines that know nothing about the model.
@@ -298,10 +251,10 @@ struct PointingOptions {
 
 struct PointingResults {
   std::vector<PointingPair> pairs;
-  std::vector<std::vector<double>> hits;                 // hits[pair][kind]: 1 or 0
-  std::vector<double> random_expected;                   // per pair: the hit area share
-  std::vector<PointingTally> all, with_distractor;       // per kind
-  PointingTally expected_all, expected_with_distractor;  // the random baseline, exactly
+  std::vector<std::vector<double>> hits;                            // hits[pair][kind]: 1 or 0
+  std::vector<double> random_expected;                              // per pair: the hit area share
+  std::vector<interpret::PointingTally> all, with_distractor;       // per kind
+  interpret::PointingTally expected_all, expected_with_distractor;  // the random baseline, exactly
   // Grad-CAM on the last grid against CAM: max over pairs and cells of
   // |Z * Grad-CAM - ReLU(CAM)| / max |CAM| (0 up to rounding), and how many pairs have their
   // maximum at the same pixel in both.
@@ -336,6 +289,9 @@ Panel canvas_panel(const NDArray& image, const std::vector<data::CanvasObject>& 
 Panel map_panel(const NDArray& image, const NDArray& map64, const std::vector<data::Box>& boxes,
                 Index zoom, const std::string& caption);
 // Rows of panels (rows may differ in length) written as one PNG, captions under the panels.
-void write_panels(const std::string& png, const std::vector<std::vector<Panel>>& rows);
+// With a scale_note, a colour bar of the overlays (inferno, lowest to highest) goes under the
+// panels with the note beside it: what the colours mean, e.g. that each map has its own scale.
+void write_panels(const std::string& png, const std::vector<std::vector<Panel>>& rows,
+                  const std::string& scale_note = {});
 
 }  // namespace attend::lesson08

@@ -11,10 +11,6 @@
 namespace attend::lesson08 {
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // The learning rate falls along half a cosine to this share of its peak by the last step.
 constexpr double kFinalLrShare = 0.1;
 
@@ -85,7 +81,7 @@ std::vector<EpochRecord> train_classifier(
     EpochRecord record;
     record.epoch = epoch;
     record.train_loss = progress.end_epoch();
-    record.seconds = seconds_since(start);
+    record.seconds = app::seconds_since(start);
     model.eval();
     ClassificationReport report =
         evaluate_classifier(predict_logits(model, validation.images), validation.labels);

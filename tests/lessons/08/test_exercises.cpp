@@ -1,12 +1,14 @@
 // Exercise checks for docs/08_cnn_cam.md. Each passes with the reference solution in
-// lessons/08_cnn_cam/ and checks what any correct solution must do: put your own code in the
-// reference function's place and run `ctest --test-dir build -L lesson08`.
+// lessons/08_cnn_cam/ and interpret/cam.cpp (counterfactual Grad-CAM) and checks what any correct
+// solution must do: put your own code in the reference function's place and run `ctest --test-dir
+// build -L lesson08`.
 #include "lessons/08_cnn_cam/lesson.h"
 #include "support.h"
 
 using namespace attend;
 using namespace attend::testing;
 using namespace attend::lesson08;
+using namespace attend::interpret;
 
 TEST_CASE("exercise check: counterfactual Grad-CAM by hand", "[lesson08]") {
   NDArray features = f64({1, 2, 3, 4, 0, 1, 0, -2}, {1, 2, 2, 2});

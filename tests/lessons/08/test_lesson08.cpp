@@ -1,7 +1,7 @@
 // Lesson 08's functions: the canvas labels, the encoder's shapes, a float64 gradcheck of the
 // whole classifier (tolerances: gradcheck's defaults, eps 1e-6, atol 1e-5, rtol 1e-3), CAM and
-// Grad-CAM against maps computed by hand and against each other, the pointing game on
-// hand-made maps and boxes, the random baseline's expectation, and the metrics.
+// Grad-CAM of the classifier against each other, the pointing game played with it, and the
+// metrics. (The maps' and the pointing game's measures by hand: tests/interpret/.)
 #include <cmath>
 
 #include "lessons/08_cnn_cam/lesson.h"
@@ -10,6 +10,7 @@
 using namespace attend;
 using namespace attend::testing;
 using namespace attend::lesson08;
+using namespace attend::interpret;
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
 
@@ -30,10 +31,6 @@ data::CanvasExample example(std::vector<data::CanvasObject> objects, Index size 
   e.image = NDArray::zeros({3, size, size});
   e.objects = std::move(objects);
   return e;
-}
-
-NDArray f64_grid(std::initializer_list<double> values, Index h, Index w) {
-  return f64(values, {h, w});
 }
 
 }  // namespace
@@ -150,26 +147,6 @@ TEST_CASE("standardised input and class priors", "[lesson08]") {
              Contains("3 classes in the data, 4 in the model"));
 }
 
-TEST_CASE("CAM by hand: M_c(x, y) = sum_k w_k^c f_k(x, y)", "[lesson08]") {
-  // Two feature maps on a 2x2 grid, two classes.
-  NDArray features = f64({1, 2, 3, 4,    // f_0
-                          0, 1, 0, -2},  // f_1
-                         {1, 2, 2, 2});
-  NDArray weight = f64({0.5, 2,  // class 0: w_0 = 0.5, w_1 = 2
-                        -1, 3},  // class 1
-                       {2, 2});
-  check_close(class_activation_maps(features, weight, {0}).reshape({2, 2}),
-              f64_grid({0.5, 3, 1.5, -2}, 2, 2));
-  check_close(class_activation_maps(features, weight, {1}).reshape({2, 2}),
-              f64_grid({-1, 1, -3, -10}, 2, 2));
-  CHECK_THAT(error_message([&] { class_activation_maps(features, weight, {2}); }),
-             Contains("class 2 is outside 0..1"));
-  CHECK_THAT(error_message([&] {
-               class_activation_maps(features, weight, {0, 1});
-             }),
-             Contains("1 images but 2 classes"));
-}
-
 TEST_CASE("CAM averages to the logit minus its bias", "[lesson08]") {
   Generator gen(3);
   CamClassifier model({}, 10, gen);
@@ -186,19 +163,6 @@ TEST_CASE("CAM averages to the logit minus its bias", "[lesson08]") {
     CHECK_THAT(mean_of_map,
                WithinAbs(logits.at({b, c}) - model.classifier.bias.data().at({c}), 1e-12));
   }
-}
-
-TEST_CASE("Grad-CAM by hand: alpha = mean gradient, ReLU of the weighted sum", "[lesson08]") {
-  NDArray features = f64({1, 2, 3, 4, 0, 1, 0, -2}, {1, 2, 2, 2});
-  // alpha_0 = mean(1, 1, 1, 1) = 1, alpha_1 = mean(4, 0, 0, -8) = -1
-  NDArray gradients = f64({1, 1, 1, 1, 4, 0, 0, -8}, {1, 2, 2, 2});
-  // 1*f_0 - 1*f_1 = (1, 1, 3, 6): all positive, ReLU keeps them.
-  check_close(grad_cam_from_gradients(features, gradients).reshape({2, 2}),
-              f64_grid({1, 1, 3, 6}, 2, 2));
-  // With alpha_0 = -1 (gradients negated on channel 0): -f_0 - f_1 = (-1, -3, -3, -2) -> all 0.
-  NDArray flipped = f64({-1, -1, -1, -1, 4, 0, 0, -8}, {1, 2, 2, 2});
-  check_close(grad_cam_from_gradients(features, flipped).reshape({2, 2}),
-              f64_grid({0, 0, 0, 0}, 2, 2));
 }
 
 TEST_CASE("Grad-CAM on the last grid is ReLU(CAM) / Z for a GAP + linear head", "[lesson08]") {
@@ -245,74 +209,6 @@ TEST_CASE("grad_cam's graph cut at A gives the gradient of retain_grad on the fu
   score.backward();
   check_close(cut.gradients, a.grad().data(), 1e-13);
   check_close(cut.features, a.data(), 0);
-}
-
-TEST_CASE("map_maximum, distance_to_box and pointing_hit on hand-made maps", "[lesson08]") {
-  // The largest value 5 appears twice: the first in row-major order wins.
-  NDArray map = f64_grid({0, 1, 2, 3, 5, 1, 0, 5, 2}, 3, 3);
-  Pixel p = map_maximum(map);
-  CHECK(p.x == 1);
-  CHECK(p.y == 1);
-  const data::Box box{2, 3, 5, 6};  // pixels x 2..4, y 3..5
-  CHECK(distance_to_box({3, 4}, box) == 0);
-  CHECK(distance_to_box({4, 5}, box) == 0);
-  CHECK(distance_to_box({5, 4}, box) == 1);  // one right of the last column
-  CHECK(distance_to_box({0, 4}, box) == 2);
-  CHECK_THAT(distance_to_box({7, 9}, box), WithinAbs(5.0, 1e-15));  // (3, 4) away from (4, 5)
-  CHECK(pointing_hit({5, 4}, {box}, 1));
-  CHECK_FALSE(pointing_hit({5, 4}, {box}, 0.99));
-  CHECK_FALSE(pointing_hit({7, 9}, {box}, 4.9));
-  CHECK(pointing_hit({7, 9}, {box}, 5));
-  CHECK(pointing_hit({0, 0}, {box, data::Box{0, 0, 1, 1}}, 0));  // any box of the class
-  CHECK_FALSE(pointing_hit({0, 0}, {}, 100));                    // no box: never a hit
-}
-
-TEST_CASE("the random baseline: the hit area share, by hand and by simulation", "[lesson08]") {
-  // A 2x3 box (6 pixels) on a 4x4 canvas: 6/16.
-  const data::Box box{1, 0, 3, 3};  // x 1..2, y 0..2
-  CHECK(hit_area_share({box}, 4, 0) == 6.0 / 16);
-  // Tolerance 1 adds the 4-neighbours (not the diagonals, at distance sqrt 2): the columns
-  // x = 0 and x = 3 for y 0..2 (6 pixels) and the row y = 3 for x 1..2 (2 pixels).
-  CHECK(hit_area_share({box}, 4, 1) == 14.0 / 16);
-  CHECK(hit_area_share({box}, 4, 1.5) == 16.0 / 16);
-  // Two overlapping boxes count their union once.
-  CHECK(hit_area_share({box, data::Box{1, 0, 2, 1}}, 4, 0) == 6.0 / 16);
-
-  // Maps of independent uniform values point at a uniformly random pixel, so their hit rate
-  // converges to the share: 4000 maps, standard error sqrt(p(1-p)/n) = 0.0077 here.
-  Generator gen(9);
-  const std::vector<data::Box> boxes = {data::Box{3, 5, 9, 12}};
-  const double expected = hit_area_share(boxes, 16, 1);
-  double hits = 0;
-  const int maps = 4000;
-  for (int i = 0; i < maps; ++i)
-    hits += pointing_hit(map_maximum(NDArray::uniform({16, 16}, gen, 0, 1, kFloat64)), boxes, 1);
-  // The 6x7 box (42 pixels) widened by 1: two columns of 7 and two rows of 6, corners cut.
-  CHECK_THAT(expected, WithinAbs((42.0 + 14 + 12) / 256, 1e-15));
-  CHECK_THAT(hits / maps, WithinAbs(expected, 4 * std::sqrt(expected * (1 - expected) / maps)));
-}
-
-TEST_CASE("mass_inside_boxes and PointingTally on hand-made numbers", "[lesson08]") {
-  NDArray map = f64_grid({1, 1, 0, 0, 2, 0, 0, 0, 4}, 3, 3);  // total 8
-  CHECK(mass_inside_boxes(map, {data::Box{0, 0, 2, 2}}) == 4.0 / 8);
-  CHECK(mass_inside_boxes(map, {data::Box{0, 0, 2, 2}, data::Box{1, 1, 3, 3}}) == 8.0 / 8);
-  CHECK(mass_inside_boxes(NDArray::zeros({3, 3}, kFloat64), {data::Box{0, 0, 1, 1}}) == 0);
-  CHECK_THAT(error_message([] {
-               mass_inside_boxes(f64_grid({1, -1}, 1, 2), {});
-             }),
-             Contains("negative"));
-
-  PointingTally tally(3);
-  tally.record(0, 1, 0.5);
-  tally.record(0, 1, 0.5);
-  tally.record(0, 1, 0.5);
-  tally.record(1, 0, 0.1);
-  CHECK(tally.hit_rate() == 0.75);            // 3 hits in 4 pairs
-  CHECK(tally.class_mean_hit_rate() == 0.5);  // (1 + 0) / 2; class 2 has no pairs
-  CHECK(tally.class_hit_rate(1) == 0);
-  CHECK(tally.pairs(0) == 3);
-  CHECK_THAT(tally.mean_mass_share(), WithinAbs(1.6 / 4, 1e-15));
-  CHECK_THAT(error_message([&] { tally.record(3, 1, 0); }), Contains("class 3 is outside 0..2"));
 }
 
 TEST_CASE("average precision and the classification report by hand", "[lesson08]") {

@@ -1,19 +1,12 @@
-// (f) Scoring a map against the truth. The pointing game (Zhang et al. 2016): for every
-// (held-out image, class present on it), find the map's largest pixel; it is a hit if that
-// pixel lies on an object of the class, within a tolerance (15 pixels in their photos of
-// several hundred pixels; see the chapter for the value used on 64-pixel canvases). The
-// score is hits / (hits + misses), per class, then averaged over the classes.
-//
-// A map that points at random pixels hits with probability (area of the boxes, widened by
-// the tolerance) / (area of the canvas), so a method is only as good as its margin over that.
-// The pointing game looks at one pixel; the share of the map's mass inside the boxes looks
-// at all of them.
+// The pointing game and the mass inside the boxes: see pointing.h.
+#include "interpret/pointing.h"
+
 #include <algorithm>
 #include <cmath>
 
-#include "lessons/08_cnn_cam/lesson.h"
+#include "tensor/error.h"
 
-namespace attend::lesson08 {
+namespace attend::interpret {
 
 Pixel map_maximum(const NDArray& map) {
   if (map.ndim() != 2 || map.numel() == 0)
@@ -97,4 +90,4 @@ double PointingTally::mean_mass_share() const {
   return pairs > 0 ? mass / pairs : 0.0;
 }
 
-}  // namespace attend::lesson08
+}  // namespace attend::interpret

@@ -1,0 +1,55 @@
+// Section 7 of the program: maps.png, the first test canvases, each followed by its maps.
+#include <algorithm>
+
+#include "lessons/08_cnn_cam/program.h"
+
+namespace attend::lesson08 {
+namespace {
+
+// One row of maps.png: test canvas i, then CAM, Grad-CAM 8x8 and 16x16 of each class on it.
+std::vector<Panel> figure_row(CamClassifier& model, const LessonData& d, Index i, Generator& gen) {
+  const Index size = d.test.images.size(2);
+  const NDArray image = canvas_image(d.test, i);
+  const auto& objects = d.test.objects[static_cast<std::size_t>(i)];
+  const std::vector<std::string> nouns = data::caption_nouns(d.class_names);
+  const std::pair<int, const char*> shown[] = {
+      {kCam, "CAM"}, {kGradCam8, "GC8"}, {kGradCam16, "GC16"}};
+  std::vector<Panel> row = {canvas_panel(image, objects, kZoom, fmt::format("test {}", i))};
+  for (const PointingPair& pair : pointing_pairs(d.test)) {
+    if (pair.canvas != i) continue;
+    const std::vector<NDArray> maps =
+        explanation_maps(model, image.reshape({1, 3, size, size}), {pair.label}, gen);
+    const std::vector<data::Box> boxes = boxes_of_class(objects, pair.label);
+    for (const auto& [kind, tag] : shown) {
+      const NDArray& grids = maps[static_cast<std::size_t>(kind)];  // [1, h, w]
+      const NDArray grid = grids.reshape({grids.size(1), grids.size(2)});
+      row.push_back(
+          map_panel(image, interpret::upsample_map(grid, size), boxes, kZoom,
+                    fmt::format("{} {}", tag, nouns[static_cast<std::size_t>(pair.label)])));
+    }
+  }
+  return row;
+}
+
+}  // namespace
+
+void section_figures(app::Transcript& t, const Options& o, CamClassifier& model,
+                     const LessonData& d) {
+  t.heading("7. The maps over the canvases");
+  const Index count = std::min<Index>(o.figures, d.test.size());
+  if (count == 0) {
+    t.say("--figures 0: no figure.\n");
+    return;
+  }
+  Generator gen(o.seed);
+  std::vector<std::vector<Panel>> rows;
+  for (Index i = 0; i < count; ++i) rows.push_back(figure_row(model, d, i, gen));
+  write_panels(o.out + "/maps.png", rows,
+               "each map on its own scale: black its lowest value, pale yellow its highest");
+  t.say("Wrote {}/maps.png: the first {} test canvases, each followed by the CAM, Grad-CAM\n",
+        o.out, count);
+  t.say("on the 8x8 grid (GC8) and on the 16x16 grid (GC16) of each class on it; the class's\n");
+  t.say("boxes in cyan, the map's largest pixel marked with a white cross.\n");
+}
+
+}  // namespace attend::lesson08
