@@ -86,6 +86,8 @@ class Tensor {
 
   // Computes the gradients of this scalar (one-element) tensor with respect to every leaf
   // that requires them, and adds them into those leaves' grad().
+  // Two threads may run backward() at the same time on graphs that share no node; graphs
+  // that share one (the same parameters) need a lock around their backward() calls.
   void backward(const BackwardOptions& options = {}) const;
   // For a non-scalar tensor: backpropagates the given dL/d(this) (same shape as this).
   void backward(const NDArray& grad_output, const BackwardOptions& options = {}) const;
