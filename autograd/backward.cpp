@@ -8,6 +8,7 @@
 //    its backward function to pass gradients on to its inputs, where they are summed.
 // 3. Unless asked to retain the graph, drop each backward function once used. The saved
 //    arrays it captured are freed, and a second backward() through it is an error.
+#include <atomic>
 #include <cmath>
 
 #include "autograd/tensor.h"
@@ -17,9 +18,19 @@
 namespace attend {
 namespace {
 
+// Each pass marks the nodes it reaches with a number no earlier pass used, so no node ever
+// needs unmarking. The numbers come from one atomic counter for the whole program, because
+// two threads may each run backward() on their own graph at the same time. With a plain
+// `static` counter their increments race (undefined behaviour): a lost increment can hand a
+// pass the very number that the previous pass left on its nodes, which then look visited
+// and get no gradient. Counters per thread (thread_local) would be wrong too: a node kept
+// from one step to the next (a parameter) may be reached by a pass in one thread and later
+// by a pass in another thread whose own counter has reached the same number. Relaxed order
+// suffices: only the uniqueness of the numbers matters, and the nodes themselves are handed
+// from thread to thread by whatever synchronisation passed the graph along.
 std::uint64_t next_visit_mark() {
-  static std::uint64_t mark = 0;
-  return ++mark;
+  static std::atomic<std::uint64_t> mark{0};
+  return mark.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
 // Post-order DFS: inputs come before the nodes that use them. The order is written into

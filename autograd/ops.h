@@ -7,6 +7,9 @@
 //   ops_shape.cpp         reshape, permute, slice, concat, broadcast_to, ...
 //   ops_index.cpp         index_select (embeddings), gather
 //   ops_matmul.cpp        matmul
+//
+// docs/ops.md lists every op in one table (these and the ones nn/ makes): where its forward
+// and backward are, its derivative in one line, and the gradcheck test case that covers it.
 #pragma once
 
 #include <vector>

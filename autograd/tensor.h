@@ -86,6 +86,8 @@ class Tensor {
 
   // Computes the gradients of this scalar (one-element) tensor with respect to every leaf
   // that requires them, and adds them into those leaves' grad().
+  // Two threads may run backward() at the same time on graphs that share no node; graphs
+  // that share one (the same parameters) need a lock around their backward() calls.
   void backward(const BackwardOptions& options = {}) const;
   // For a non-scalar tensor: backpropagates the given dL/d(this) (same shape as this).
   void backward(const NDArray& grad_output, const BackwardOptions& options = {}) const;
@@ -155,7 +157,9 @@ class DetectAnomalyGuard {
 //
 // If no input requires a gradient (or grad mode is off) no node is recorded. Capture
 // NDArrays in the backward function, never Tensors: a Tensor captured there would keep its
-// own node alive in a cycle. Check a custom op with gradcheck (autograd/gradcheck.h).
+// own node alive in a cycle. Check a custom op with gradcheck (autograd/gradcheck.h); an op
+// of the library also gets a row in docs/ops.md, which tests/autograd/test_op_table.cpp
+// checks against every make_op call.
 Tensor make_op(std::string_view op, NDArray value, std::initializer_list<Tensor> inputs,
                BackwardFn backward);
 Tensor make_op(std::string_view op, NDArray value, std::span<const Tensor> inputs,

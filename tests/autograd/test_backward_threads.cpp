@@ -1,0 +1,74 @@
+// backward() in two threads at once, each on its own graph. Its topological sort marks the
+// nodes it visits with a number from a counter shared by all passes; while that counter
+// was a plain `static`, two threads incremented it in a data race. A lost increment can
+// give a pass the number its graph's nodes already carry from the previous pass: the nodes
+// look visited, are left out of the order, and the leaves get no gradient. That needs a
+// thread to be preempted between reading and writing the counter, so a run of this test
+// against the old counter fails only now and then; ThreadSanitizer reports the race on
+// every run (see autograd/backward.cpp).
+#include <thread>
+
+#include "support.h"
+
+using namespace attend;
+
+namespace {
+
+// A small recurrent chain with weights of its own: h <- tanh(h * w + b), 20 steps.
+struct Graph {
+  Tensor w, b, loss;
+};
+
+Graph make_graph(double start) {
+  Graph g;
+  g.w = tensor({0.9, -0.7, 0.5}, kFloat64).requires_grad_();
+  g.b = tensor({0.1, 0.2, -0.3}, kFloat64).requires_grad_();
+  Tensor h = tensor({start, -start, 2 * start}, kFloat64);
+  for (int step = 0; step < 20; ++step) h = tanh(h * g.w + g.b);
+  g.loss = sum(h * h);
+  return g;
+}
+
+struct Expected {
+  std::vector<double> w, b;
+};
+
+// One pass over the kept graph; the leaves' gradients start from zero.
+Expected gradients_of(Graph& g) {
+  g.w.zero_grad();
+  g.b.zero_grad();
+  g.loss.backward({.retain_graph = true});
+  if (!g.w.grad().defined() || !g.b.grad().defined()) return {};
+  return {g.w.grad().data().to_vector(), g.b.grad().data().to_vector()};
+}
+
+// Runs `passes` passes and counts those whose gradients are not exactly the expected ones
+// (the same ops in the same order give the same bits). No Catch2 assertion runs inside a
+// thread: Catch2 v2's assertions are not thread-safe.
+int wrong_passes(Graph& g, const Expected& expected, int passes) {
+  int wrong = 0;
+  for (int p = 0; p < passes; ++p) {
+    Expected got = gradients_of(g);
+    if (got.w != expected.w || got.b != expected.b) ++wrong;
+  }
+  return wrong;
+}
+
+}  // namespace
+
+TEST_CASE("two threads each run backward() on their own graph", "[autograd]") {
+  Graph first = make_graph(0.5), second = make_graph(-0.25);
+  const Expected first_expected = gradients_of(first), second_expected = gradients_of(second);
+  REQUIRE(first_expected.w.size() == 3);
+  REQUIRE(second_expected.w.size() == 3);
+  REQUIRE(first_expected.w != second_expected.w);  // two different graphs
+
+  const int passes = 3000;
+  int first_wrong = -1, second_wrong = -1;
+  std::thread a([&] { first_wrong = wrong_passes(first, first_expected, passes); });
+  std::thread b([&] { second_wrong = wrong_passes(second, second_expected, passes); });
+  a.join();
+  b.join();
+  CHECK(first_wrong == 0);
+  CHECK(second_wrong == 0);
+}
