@@ -8,13 +8,11 @@
 
 namespace attend::nn {
 
-// For one position with logits z (C classes), target class t and smoothing eps, the
-// target distribution is q = (1 - eps) onehot(t) + eps / C, and
-//   loss = -sum_c q_c log softmax(z)_c
-//   dloss/dz = softmax(z) - q
-// With the mean reduction both are divided by the number of counted positions.
-Tensor cross_entropy(const Tensor& logits, const Tensor& targets,
-                     const CrossEntropyOptions& options) {
+namespace {
+
+// Checks cross_entropy's arguments; returns how many positions count (not ignore_index).
+Index counted_targets(const Tensor& logits, const Tensor& targets,
+                      const CrossEntropyOptions& options) {
   if (logits.ndim() < 1)
     fail("cross_entropy: logits must have a class axis, got {}", logits.shape());
   if (targets.dtype() != kInt64)
@@ -26,11 +24,8 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets,
          targets.shape());
   if (options.label_smoothing < 0 || options.label_smoothing > 1)
     fail("cross_entropy: label_smoothing must be in [0, 1], got {}", options.label_smoothing);
-
   const Index classes = logits.size(-1), rows = targets.numel();
-  NDArray logp = log_softmax(logits.data().reshape({rows, classes}), 1);
   const std::int64_t* t = targets.data().data<std::int64_t>();
-  const double eps = options.label_smoothing;
   Index counted = 0;
   for (Index r = 0; r < rows; ++r) {
     if (t[r] == options.ignore_index) continue;
@@ -39,6 +34,23 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets,
            t[r], r, classes - 1, options.ignore_index);
     ++counted;
   }
+  return counted;
+}
+
+}  // namespace
+
+// For one position with logits z (C classes), target class t and smoothing eps, the
+// target distribution is q = (1 - eps) onehot(t) + eps / C, and
+//   loss = -sum_c q_c log softmax(z)_c
+//   dloss/dz = softmax(z) - q
+// With the mean reduction both are divided by the number of counted positions.
+Tensor cross_entropy(const Tensor& logits, const Tensor& targets,
+                     const CrossEntropyOptions& options) {
+  const Index counted = counted_targets(logits, targets, options);
+  const Index classes = logits.size(-1), rows = targets.numel();
+  NDArray logp = log_softmax(logits.data().reshape({rows, classes}), 1);
+  const std::int64_t* t = targets.data().data<std::int64_t>();
+  const double eps = options.label_smoothing;
   NDArray per_row = NDArray::zeros({rows}, logits.dtype());
   dispatch_float(logits.dtype(), "cross_entropy", [&]<class T>() {
     const T* lp = logp.data<T>();

@@ -1,4 +1,4 @@
-#include "lessons/01_tensors/lesson.h"
+#include "lesson.h"
 
 #include <algorithm>
 #include <chrono>

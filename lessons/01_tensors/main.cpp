@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "attend.h"
-#include "lessons/01_tensors/lesson.h"
+#include "lesson.h"
 
 using namespace attend;
 using namespace attend::lesson01;

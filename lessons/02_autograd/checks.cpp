@@ -6,7 +6,7 @@
 // eps 1e-6.
 #include <cmath>
 
-#include "lessons/02_autograd/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson02 {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lessons/02_autograd/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson02 {
 

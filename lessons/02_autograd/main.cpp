@@ -12,7 +12,7 @@
 #include <fstream>
 
 #include "attend.h"
-#include "lessons/02_autograd/lesson.h"
+#include "lesson.h"
 
 using namespace attend;
 using namespace attend::lesson02;

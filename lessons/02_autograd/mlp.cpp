@@ -3,7 +3,7 @@
 // subject): the parameters are four Tensors, the model is one line, the optimizer three.
 #include <cmath>
 
-#include "lessons/02_autograd/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson02 {
 

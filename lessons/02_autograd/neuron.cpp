@@ -5,7 +5,7 @@
 // o.backward() then walks that graph from o back to the leaves (autograd/backward.cpp).
 #include <cmath>
 
-#include "lessons/02_autograd/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson02 {
 namespace {

@@ -5,7 +5,7 @@
 //   overfit one batch  can the model and the loop drive the loss to zero on a handful of
 //                      pictures? If not, something is broken (a detached layer, a wrong
 //                      sign, a learning rate far off), and a full run would only waste time.
-#include "lessons/03_training/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson03 {
 

@@ -4,7 +4,7 @@
 // seen, which is what matters.
 #include <algorithm>
 
-#include "lessons/03_training/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson03 {
 

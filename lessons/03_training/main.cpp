@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "attend.h"
-#include "lessons/03_training/lesson.h"
-#include "lessons/03_training/program.h"
+#include "lesson.h"
+#include "program.h"
 
 using namespace attend;
 using namespace attend::lesson03;

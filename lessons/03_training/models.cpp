@@ -4,7 +4,7 @@
 // for every pixel, so a shirt moved by two pixels is, to it, a different input. The CNN
 // slides the same small 3x3 filters over the whole picture (weight sharing) and pools, so
 // it finds an edge or a collar wherever it is, with far fewer weights per layer.
-#include "lessons/03_training/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson03 {
 namespace {

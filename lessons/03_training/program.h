@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "attend.h"
-#include "lessons/03_training/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson03 {
 

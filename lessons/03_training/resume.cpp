@@ -17,7 +17,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "lessons/03_training/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson03 {
 namespace {

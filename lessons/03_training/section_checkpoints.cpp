@@ -2,7 +2,7 @@
 // checkpoint with one byte changed.
 #include <algorithm>
 
-#include "lessons/03_training/program.h"
+#include "program.h"
 
 namespace attend::lesson03 {
 namespace {

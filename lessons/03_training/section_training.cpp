@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "lessons/03_training/program.h"
+#include "program.h"
 
 namespace attend::lesson03 {
 namespace {

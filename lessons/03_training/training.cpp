@@ -13,7 +13,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "lessons/03_training/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson03 {
 

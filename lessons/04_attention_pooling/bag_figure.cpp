@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "lessons/04_attention_pooling/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson04 {
 namespace {

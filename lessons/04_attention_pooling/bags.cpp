@@ -12,7 +12,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "lessons/04_attention_pooling/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson04 {
 namespace {

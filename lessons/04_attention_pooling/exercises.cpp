@@ -1,7 +1,7 @@
 // Reference solutions of the exercises in docs/04_attention_pooling.md. The tests named
 // "exercise check" (tests/lessons/04/test_exercises.cpp) pass with these and with any other
 // correct solution.
-#include "lessons/04_attention_pooling/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson04 {
 

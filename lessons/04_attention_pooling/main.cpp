@@ -9,7 +9,7 @@
 #include <chrono>
 
 #include "attend.h"
-#include "lessons/04_attention_pooling/program.h"
+#include "program.h"
 
 using namespace attend;
 using namespace attend::lesson04;

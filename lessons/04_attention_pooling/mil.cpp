@@ -16,7 +16,7 @@
 #include <cmath>
 #include <limits>
 
-#include "lessons/04_attention_pooling/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson04 {
 namespace {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "lessons/04_attention_pooling/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson04 {
 namespace {

@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lessons/04_attention_pooling/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson04 {
 

@@ -18,7 +18,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "lessons/04_attention_pooling/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson04 {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "attend.h"
-#include "lessons/04_attention_pooling/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson04 {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "lessons/04_attention_pooling/program.h"
+#include "program.h"
 
 namespace attend::lesson04 {
 namespace {

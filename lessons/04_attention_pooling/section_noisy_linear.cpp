@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lessons/04_attention_pooling/program.h"
+#include "program.h"
 
 namespace attend::lesson04 {
 namespace {

@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lessons/05_scoring/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson05 {
 namespace {

@@ -1,6 +1,6 @@
 // Reference solution of exercise 5 in docs/05_scoring.md. The tests named "exercise check"
 // (tests/lessons/05/test_exercises.cpp) pass with it and with any other correct solution.
-#include "lessons/05_scoring/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson05 {
 namespace {

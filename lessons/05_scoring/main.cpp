@@ -13,7 +13,7 @@
 #include <cmath>
 
 #include "attend.h"
-#include "lessons/05_scoring/lesson.h"
+#include "lesson.h"
 
 using namespace attend;
 using namespace attend::lesson05;

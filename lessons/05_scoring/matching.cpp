@@ -10,7 +10,7 @@
 #include <cmath>
 #include <limits>
 
-#include "lessons/05_scoring/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson05 {
 namespace {

@@ -5,7 +5,7 @@
 // so, instead of reading past the end of the shorter vector. The general score puts a
 // learned W [Dq, Dk] between them, q^T W k, and the additive score projects both into a
 // common hidden size A, v^T tanh(W q + U k), so both accept any pair of sizes.
-#include "lessons/05_scoring/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson05 {
 

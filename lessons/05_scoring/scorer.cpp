@@ -9,7 +9,7 @@
 //
 // The formulas live in nn/attention.cpp; this class only picks one of them, so that the
 // lesson's experiments can switch scores with a flag.
-#include "lessons/05_scoring/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson05 {
 

@@ -2,7 +2,7 @@
 // enough to check by hand (worked_example() in scorer.cpp), printed.
 #include <fmt/ranges.h>
 
-#include "lessons/05_scoring/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson05 {
 namespace {

@@ -1,5 +1,5 @@
 // The RNN encoder-decoder of Cho et al. (2014): the whole input squeezed into one vector c.
-#include "lessons/06_seq2seq/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson06 {
 

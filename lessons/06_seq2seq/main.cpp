@@ -14,7 +14,7 @@
 #include <chrono>
 
 #include "attend.h"
-#include "lessons/06_seq2seq/lesson.h"
+#include "lesson.h"
 
 using namespace attend;
 using namespace attend::seq;

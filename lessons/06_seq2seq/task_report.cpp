@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "lessons/06_seq2seq/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson06 {
 namespace {

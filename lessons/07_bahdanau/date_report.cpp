@@ -8,7 +8,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "lessons/07_bahdanau/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson07 {
 namespace {

@@ -12,7 +12,7 @@
 #include <chrono>
 
 #include "attend.h"
-#include "lessons/07_bahdanau/lesson.h"
+#include "lesson.h"
 
 using namespace attend;
 using namespace attend::lesson07;

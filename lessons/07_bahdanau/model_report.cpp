@@ -1,6 +1,6 @@
 // Section 1 of the program: RNNsearch's equations, its parameters, and a float64 gradcheck of
 // the whole model with the invariants of its attention weights.
-#include "lessons/07_bahdanau/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson07 {
 

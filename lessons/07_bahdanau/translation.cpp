@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <map>
 
-#include "lessons/07_bahdanau/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson07 {
 namespace {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "lessons/07_bahdanau/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson07 {
 namespace {

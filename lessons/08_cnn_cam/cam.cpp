@@ -4,7 +4,7 @@
 //
 // On the last grid of this model dy^c/dA^k_ij = w_k^c / Z at every cell, so alpha_k^c =
 // w_k^c / Z and L^c = ReLU(M_c) / Z: Grad-CAM is CAM, rescaled, without its negative part.
-#include "lessons/08_cnn_cam/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson08 {
 

@@ -4,7 +4,7 @@
 // against). The classifier never sees a box.
 #include <algorithm>
 
-#include "lessons/08_cnn_cam/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson08 {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lessons/08_cnn_cam/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson08 {
 namespace {

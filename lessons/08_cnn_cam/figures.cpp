@@ -3,7 +3,7 @@
 // can be seen: a hit is a cross inside (or within the tolerance of) an outlined box.
 #include <algorithm>
 
-#include "lessons/08_cnn_cam/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson08 {
 namespace {

@@ -11,7 +11,7 @@
 #include <chrono>
 
 #include "attend.h"
-#include "lessons/08_cnn_cam/program.h"
+#include "program.h"
 
 using namespace attend;
 using namespace attend::lesson08;

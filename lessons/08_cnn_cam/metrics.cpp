@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "lessons/08_cnn_cam/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson08 {
 

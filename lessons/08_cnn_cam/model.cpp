@@ -8,7 +8,7 @@
 // beyond). That alignment is what lets a map over the grid be drawn over the canvas.
 #include <cmath>
 
-#include "lessons/08_cnn_cam/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson08 {
 

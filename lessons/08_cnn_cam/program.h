@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "attend.h"
-#include "lessons/08_cnn_cam/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson08 {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "lessons/08_cnn_cam/program.h"
+#include "program.h"
 
 namespace attend::lesson08 {
 namespace {

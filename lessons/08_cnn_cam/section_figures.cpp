@@ -1,7 +1,7 @@
 // Section 7 of the program: maps.png, the first test canvases, each followed by its maps.
 #include <algorithm>
 
-#include "lessons/08_cnn_cam/program.h"
+#include "program.h"
 
 namespace attend::lesson08 {
 namespace {

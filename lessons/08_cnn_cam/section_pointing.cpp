@@ -1,6 +1,6 @@
 // Section 6 of the program: the pointing game's scores printed, per map and per class
 // (pointing_game.png), and every pair's hits (pointing_pairs.csv).
-#include "lessons/08_cnn_cam/program.h"
+#include "program.h"
 
 namespace attend::lesson08 {
 namespace {

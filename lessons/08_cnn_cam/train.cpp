@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "lessons/08_cnn_cam/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson08 {
 namespace {

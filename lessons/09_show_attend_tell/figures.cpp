@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "lessons/09_show_attend_tell/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson09 {
 

@@ -60,7 +60,7 @@ struct Options : app::Flags {
       flag(lambda_table, "lambda-table", true, "train a second decoder for the lambda table");
   bool init = flag(init, "init", true, "f_init from the mean region (--no-init: from zeros)");
   bool gate = flag(gate, "gate", true, "the gating scalar beta (--no-gate: beta = 1)");
-  // The authors: 0.5; docs/09 section 3 has 0.1, 0.2, 0.3, 0.5.
+  // The authors: 0.5; why 0.3 here: docs/09, "How we got here".
   double dropout =
       flag(dropout, "dropout", 0.3, "dropout probability on h_t in the deep output (training only)",
            app::between(0.0, 1.0));

@@ -11,7 +11,7 @@
 // the flags, report.cpp and figures.cpp what the sections print and draw.
 #include <chrono>
 
-#include "lessons/09_show_attend_tell/lesson.h"
+#include "lesson.h"
 
 using namespace attend;
 using namespace attend::lesson09;

@@ -2,7 +2,7 @@
 // model's captions as attention strips, the region read at each word outlined.
 #include <algorithm>
 
-#include "lessons/10_hard_attention/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson10 {
 

@@ -38,11 +38,11 @@
 // softmax(e_t / tau) with tau = 0.05 by default, nearly always the most attended region,
 // which is the region read at test time. With tau = 1 (alpha itself) the samples fall on a
 // different cell from one minibatch to the next, and the decoder learns to ignore z_t
-// (docs/10_hard_attention.md, section 6, has the measurements).
+// (docs/10_hard_attention.md, "How we got here").
 #include <algorithm>
 #include <cmath>
 
-#include "lessons/10_hard_attention/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson10 {
 

@@ -59,7 +59,7 @@ struct Options : app::Flags {
            "feed all of z_t to the LSTM, as the paper does (default: only where it looked)");
   int seeds = flag(seeds, "seeds", 2, "training runs of each model, for the spread over seeds",
                    app::at_least(1));
-  // The paper: 0.5 (docs/10, section 6: 0.25, 0.5, 0.75, 1).
+  // The paper: 0.5 (docs/10, "How we got here", measures 0.5 against 0.75).
   double semi_sampling =
       flag(semi_sampling, "semi-sampling", 0.75,
            "probability that an image uses the expected context", app::between(0.0, 1.0));
@@ -67,10 +67,10 @@ struct Options : app::Flags {
       temperature, "temperature", 0.05,
       "tau: sample regions from softmax(e / tau) (1: from alpha, as the paper)", app::above(0.0));
   // The paper: set by cross-validation; the authors' code: 0.1, which here missed the target
-  // on seed 1; 0.3 and 1 drove alpha off the objects (docs/10, section 6).
+  // on seed 1; 0.3 and 1 drove alpha off the objects (docs/10, "How we got here").
   double reinforce_weight = flag(reinforce_weight, "reinforce-weight", 0.05,
                                  "lambda_r, weight of the REINFORCE term", app::at_least(0.0));
-  // Without it lambda_r 0.1 failed too (docs/10, section 6).
+  // Without it lambda_r 0.1 failed too (docs/10, "How we got here").
   bool normalise_advantage =
       flag(normalise_advantage, "normalise-advantage", true,
            "divide the centred reward by max(1, its moving standard deviation) (NVIL)");

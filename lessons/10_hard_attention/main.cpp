@@ -12,7 +12,7 @@
 // print and draw the sections.
 #include <chrono>
 
-#include "lessons/10_hard_attention/lesson.h"
+#include "lesson.h"
 
 using namespace attend;
 using namespace attend::lesson10;

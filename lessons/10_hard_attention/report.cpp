@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "lessons/10_hard_attention/lesson.h"
+#include "lesson.h"
 
 namespace attend::lesson10 {
 

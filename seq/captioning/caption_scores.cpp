@@ -1,6 +1,6 @@
 // How good are the captions, and does the attention look at the right place?
 //
-// Words: exact match (the whole caption right), word accuracy, and corpus BLEU-4.
+// Words: exact match (the whole caption right), word accuracy, and corpus BLEU-4 (seq/bleu.h).
 // Places: for every word that names an object (its colour or its noun), where the attention
 // that chose it lies relative to that object's box (interpret/localisation.h). The canvases
 // record the exact boxes, which real captioning data sets do not have: the paper could only
@@ -13,57 +13,11 @@
 #include <cmath>
 #include <map>
 
+#include "seq/bleu.h"
 #include "seq/captioning/caption_search.h"
 #include "tensor/shape_ops.h"
 
 namespace attend::captioning {
-
-// ---- BLEU (Papineni et al. 2002; papers.md section 12) ------------------------------------
-
-namespace {
-
-using NgramCounts = std::map<std::vector<std::string>, Index>;
-
-NgramCounts ngrams(const std::vector<std::string>& words, std::size_t n) {
-  NgramCounts counts;
-  for (std::size_t i = 0; i + n <= words.size(); ++i)
-    ++counts[std::vector<std::string>(words.begin() + static_cast<std::ptrdiff_t>(i),
-                                      words.begin() + static_cast<std::ptrdiff_t>(i + n))];
-  return counts;
-}
-
-}  // namespace
-
-double corpus_bleu4(const std::vector<std::vector<std::string>>& candidates,
-                    const std::vector<std::vector<std::string>>& references) {
-  if (candidates.size() != references.size())
-    fail("corpus_bleu4: {} candidates but {} references", candidates.size(), references.size());
-  constexpr std::size_t kOrder = 4;
-  double matched[kOrder] = {}, total[kOrder] = {};
-  double candidate_length = 0, reference_length = 0;
-  for (std::size_t s = 0; s < candidates.size(); ++s) {
-    candidate_length += static_cast<double>(candidates[s].size());
-    reference_length += static_cast<double>(references[s].size());
-    for (std::size_t n = 1; n <= kOrder; ++n) {
-      NgramCounts reference = ngrams(references[s], n);
-      for (const auto& [gram, count] : ngrams(candidates[s], n)) {
-        // Clipped count: a candidate n-gram scores at most as often as the reference has it.
-        auto found = reference.find(gram);
-        matched[n - 1] +=
-            static_cast<double>(std::min(count, found == reference.end() ? 0 : found->second));
-        total[n - 1] += static_cast<double>(count);
-      }
-    }
-  }
-  double log_precision = 0;
-  for (std::size_t n = 0; n < kOrder; ++n) {
-    if (matched[n] == 0 || total[n] == 0) return 0;  // no smoothing at corpus level
-    log_precision += std::log(matched[n] / total[n]) / kOrder;
-  }
-  // Brevity penalty: BP = exp(1 - r/c) when the candidates are shorter than the references.
-  const double brevity = std::min(0.0, 1.0 - reference_length / candidate_length);
-  return std::exp(brevity + log_precision);
-}
 
 std::vector<NDArray> reference_attention(CaptionDecoder& decoder, const NDArray& regions,
                                          const std::vector<CanvasExample>& canvases,
@@ -126,7 +80,7 @@ CaptionScores evaluate(CaptionDecoder& decoder, const NDArray& regions,
   }
   scores.exact_match = static_cast<double>(exact) / static_cast<double>(canvases.size());
   scores.word_accuracy = static_cast<double>(right_words) / static_cast<double>(reference_words);
-  scores.bleu4 = corpus_bleu4(generated, references);
+  scores.bleu4 = seq::corpus_bleu(generated, references).score;  // seq/bleu.h
   const Index grid =
       static_cast<Index>(std::lround(std::sqrt(static_cast<double>(regions.size(1)))));
   const NDArray& image = canvases.at(0).image;

@@ -13,11 +13,6 @@
 
 namespace attend::captioning {
 
-// Corpus BLEU-4 (Papineni et al. 2002) with one reference per candidate: clipped n-gram
-// counts and lengths summed over the corpus, then BP * exp(mean_n log p_n).
-double corpus_bleu4(const std::vector<std::vector<std::string>>& candidates,
-                    const std::vector<std::vector<std::string>>& references);
-
 // Teacher-forced attention maps of the reference captions, one [T_n, L] per canvas.
 std::vector<NDArray> reference_attention(CaptionDecoder& decoder, const NDArray& regions,
                                          const std::vector<CanvasExample>& canvases,

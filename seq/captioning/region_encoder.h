@@ -55,10 +55,10 @@ class RegionEncoder : public nn::Module {
 // later captioners are trained on boxes (Anderson et al. 2018); the decoder never sees a box.
 // Trained this way, a cell next to an object says "nothing" although its 22-pixel window sees
 // part of the object, so features are sharp where they matter for attention; and a cell's
-// window holds neighbours during pre-training, as it will on the captioned canvases. (Until
-// 2026-12-01 the encoder was pre-trained on single items on 32x32 canvases: one so trained named
-// 98% of held-out single items but 96.4% of the objects on the test canvases, where a cell's window
-// can also hold part of a neighbour; docs/09, section 4.)
+// window holds neighbours during pre-training, as it will on the captioned canvases. (An
+// encoder pre-trained on single items on 32x32 canvases named 98% of held-out single items but
+// only 96.4% of the objects on the test canvases, where a cell's window can also hold part of a
+// neighbour: docs/09, "How we got here".)
 struct PretrainOptions {
   Index steps = 10000;  // minibatches of freshly drawn canvases (lessons 09 and 10)
   Index batch = 8;      // canvases per minibatch

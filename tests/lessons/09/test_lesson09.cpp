@@ -137,8 +137,12 @@ TEST_CASE("alpha rows sum to 1, and the initial state comes from the mean region
   CHECK(batch.mask.data().at({0, 4}) == 0.0);
 }
 
-TEST_CASE("corpus BLEU-4 against hand-computed values") {
+TEST_CASE("corpus BLEU-4 of captions against hand-computed values") {
   using Words = std::vector<std::string>;
+  auto corpus_bleu4 = [](const std::vector<Words>& candidates,
+                         const std::vector<Words>& references) {
+    return seq::corpus_bleu(candidates, references).score;  // the library's, as evaluate() uses
+  };
   const Words ref = {"a", "red", "bag", "left", "of", "a", "blue", "boot"};
   CHECK(corpus_bleu4({ref}, {ref}) == Approx(1.0));
   // One word wrong in the middle: 7/8, 5/7, 3/6, 1/5 n-grams match; same length, BP = 1.
