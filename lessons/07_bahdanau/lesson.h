@@ -25,26 +25,9 @@ using seq::Decoded;
 using seq::TokenIds;
 using seq::Words;
 
-// Every hyper-parameter, each with its flag, default, help and range.
-struct Options : app::Flags {
-  std::uint64_t seed =
-      flag(seed, "seed", 0, "seed of the data splits, the initial weights and the batch order");
-  Index train_dates =
-      flag(train_dates, "train-dates", 10000, "training dates", app::at_least<Index>(1));
-  Index validation_dates = flag(validation_dates, "validation-dates", 1000,
-                                "validation dates (early stopping)", app::at_least<Index>(1));
-  Index test_dates =
-      flag(test_dates, "test-dates", 1000, "held-out test dates", app::at_least<Index>(1));
-  Index batch_size = flag(batch_size, "batch", 64, "sequences per batch", app::at_least<Index>(1));
-  int epochs = flag(epochs, "epochs", 8, "at most this many passes over the training dates",
-                    app::at_least(1));
-  double seconds =
-      flag(seconds, "seconds", 90, "time budget of the date training, in seconds", app::above(0.0));
-  double lr = flag(lr, "lr", 5e-3, "Adam's learning rate", app::above(0.0));
-  double clip = flag(clip, "clip", 1.0, "largest global gradient norm", app::above(0.0));
-  double stop_at =
-      flag(stop_at, "stop-at", 0.998,
-           "validation exact match (0-1) at which the date training stops", app::at_least(0.0));
+// The date task's and its training's flags (seq::DateTrainingFlags), then the model's and
+// this lesson's own: each with its flag, default, help and range.
+struct Options : seq::DateTrainingFlags {
   Index embedding =
       flag(embedding, "embedding", 16, "embedding size m (dates)", app::at_least<Index>(1));
   Index hidden = flag(hidden, "hidden", 64, "GRU size n, per encoder direction and decoder (dates)",

@@ -18,36 +18,12 @@ namespace attend::lesson09 {
 
 using namespace attend::captioning;
 
-// Every hyper-parameter, each with the flag that changes it.
-struct Options : app::Flags {
-  std::uint64_t seed = flag(seed, "seed", 0, "seed of the canvases, weights and shuffling");
-  bool synthetic =
-      flag(synthetic, "synthetic", false, "use generated patterns instead of Fashion-MNIST");
-  bool all_classes =
-      flag(all_classes, "all-classes", false,
-           "put items of all 10 classes on the canvases (default: the 5 of kCaptionClasses)");
+// The canvases' and the encoder's flags (captioning::CanvasFlags), then the decoder's and this
+// lesson's own: each with its flag, default, help and range.
+struct Options : CanvasFlags {
   // Twice 12,000 canvases for 6 epochs beat 12 epochs of 12,000.
-  Index train = flag(train, "train", 24000, "training canvases", app::at_least<Index>(1));
-  Index validation =
-      flag(validation, "validation", 300, "validation canvases", app::at_least<Index>(1));
-  Index test = flag(test, "test", 500, "test canvases", app::at_least<Index>(1));
-  // The encoder's pre-training (seq/captioning/region_encoder.h, PretrainOptions, has the
-  // defaults and the why).
-  Index encoder_steps = flag(encoder_steps, "encoder-steps", PretrainOptions{}.steps,
-                             "minibatches of the encoder's pre-training", app::at_least<Index>(1));
-  double encoder_lr = flag(encoder_lr, "encoder-lr", PretrainOptions{}.lr,
-                           "learning rate of the encoder's pre-training", app::above(0.0));
-  Index encoder_canvas =
-      flag(encoder_canvas, "encoder-canvas", PretrainOptions{}.canvas_size,
-           "side of the encoder's pre-training canvases", app::at_least<Index>(8));
-  Index encoder_objects =
-      flag(encoder_objects, "encoder-objects", PretrainOptions{}.max_objects,
-           "items on each pre-training canvas (1 to this)", app::at_least<Index>(1));
-  Index encoder_batch = flag(encoder_batch, "encoder-batch", PretrainOptions{}.batch,
-                             "canvases per pre-training minibatch", app::at_least<Index>(1));
-  std::string encoder_cache =
-      flag(encoder_cache, "encoder-cache", "output/encoders",
-           "folder that keeps the pre-trained encoder for later runs (\"\": pre-train every time)");
+  Options() : CanvasFlags(24000) {}
+
   int epochs = flag(epochs, "epochs", 6, "epochs of decoder training", app::at_least(1));
   Index batch = flag(batch, "batch", 64, "captions per batch", app::at_least<Index>(1));
   // Adam's, for the decoder, along a cosine to a tenth of itself.

@@ -10,21 +10,6 @@ namespace attend::lesson09 {
 
 namespace {
 
-CanvasPipelineOptions pipeline_options(const Options& o) {
-  return {.seed = o.seed,
-          .synthetic = o.synthetic,
-          .all_classes = o.all_classes,
-          .train = o.train,
-          .validation = o.validation,
-          .test = o.test,
-          .encoder = {.steps = o.encoder_steps,
-                      .batch = o.encoder_batch,
-                      .lr = o.encoder_lr,
-                      .canvas_size = o.encoder_canvas,
-                      .max_objects = o.encoder_objects},
-          .encoder_cache = o.encoder_cache};
-}
-
 // Section 2: the encoder's pre-training (or the cache it came from) and its accuracy.
 void section_encoder(app::Transcript& t, const Options& o, const PreparedCanvases& p) {
   t.heading("2. The encoder, pre-trained and frozen");
@@ -34,8 +19,7 @@ void section_encoder(app::Transcript& t, const Options& o, const PreparedCanvase
         "tenth of the run: {:.3f}\n",
         fmt::join(p.encoder_losses, " "));
     if (!o.encoder_cache.empty())
-      t.say("Saved to {} for the next run (and lesson 10).\n",
-            encoder_cache_file(pipeline_options(o)));
+      t.say("Saved to {} for the next run (and lesson 10).\n", encoder_cache_file(o.pipeline()));
   } else {
     t.say(
         "Loaded from {}, pre-trained by an earlier run with the same\n"
@@ -102,7 +86,7 @@ PreparedCanvases prepare(app::Transcript& t, const Options& o, RegionEncoder& en
       kEncoderChannels, kRegionFeatures, kRegionFeatures, kGridSide, kGridSide,
       kGridSide * kGridSide, kRegionFeatures, o.encoder_steps, o.encoder_batch, o.encoder_canvas,
       o.encoder_canvas, o.encoder_objects, kClasses, data::canvas_colors().size());
-  PreparedCanvases p = prepare_canvases(pipeline_options(o), encoder);
+  PreparedCanvases p = prepare_canvases(o.pipeline(), encoder);
   t.say("{} training, {} validation and {} test canvases of {}x{} pixels; {} words + 4 special.\n",
         o.train, o.validation, o.test, kCanvasSize, kCanvasSize, p.vocab.size() - 4);
   t.say("Items of {} classes: {}{}.\n", p.nouns.size(), fmt::join(p.nouns, ", "),

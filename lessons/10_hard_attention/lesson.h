@@ -21,27 +21,13 @@ namespace attend::lesson10 {
 
 using namespace attend::captioning;
 
-// Every hyper-parameter, each with the flag that changes it.
-struct Options : app::Flags {
-  std::uint64_t seed =
-      flag(seed, "seed", 0, "seed of the canvases, weights, shuffling and samples");
-  bool synthetic =
-      flag(synthetic, "synthetic", false, "use generated patterns instead of Fashion-MNIST");
-  bool all_classes = flag(all_classes, "all-classes", false,
-                          "put items of all 10 classes on the canvases (default: the 5 of "
-                          "lesson 09)");
-  Index train = flag(train, "train", 6000, "training canvases", app::at_least<Index>(1));
-  Index validation =
-      flag(validation, "validation", 300, "validation canvases", app::at_least<Index>(1));
-  Index test = flag(test, "test", 500, "test canvases", app::at_least<Index>(1));
-  Index encoder_steps = flag(encoder_steps, "encoder-steps", PretrainOptions{}.steps,
-                             "minibatches of the encoder's pre-training", app::at_least<Index>(1));
-  double encoder_lr = flag(encoder_lr, "encoder-lr", PretrainOptions{}.lr,
-                           "learning rate of the encoder's pre-training", app::above(0.0));
-  // Lesson 09's cache, if it ran: its encoder is loaded instead of pre-training one here.
-  std::string encoder_cache =
-      flag(encoder_cache, "encoder-cache", "output/encoders",
-           "folder of pre-trained encoders shared with lesson 09 (\"\": pre-train here)");
+// The canvases' and the encoder's flags (captioning::CanvasFlags: with lesson 09's defaults,
+// lesson 09's cached encoder is loaded instead of pre-training one here), then the decoders'
+// and this lesson's own: each with its flag, default, help and range.
+struct Options : CanvasFlags {
+  // A quarter of lesson 09's canvases: four decoders train here (two models, two seeds).
+  Options() : CanvasFlags(6000) {}
+
   int epochs = flag(epochs, "epochs", 16, "epochs of decoder training (each model, each seed)",
                     app::at_least(1));
   Index batch = flag(batch, "batch", 64, "captions per batch", app::at_least<Index>(1));

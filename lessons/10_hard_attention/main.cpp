@@ -26,16 +26,7 @@ constexpr const char* kDescription =
 // Section 1: the canvases and the frozen encoder, lesson 09's if its cache has it.
 PreparedCanvases prepare(app::Transcript& t, const Options& o, RegionEncoder& encoder) {
   t.heading("1. The canvases and the frozen encoder (as in lesson 09)");
-  PreparedCanvases d = prepare_canvases(
-      {.seed = o.seed,
-       .synthetic = o.synthetic,
-       .all_classes = o.all_classes,
-       .train = o.train,
-       .validation = o.validation,
-       .test = o.test,
-       .encoder = {.steps = o.encoder_steps, .lr = o.encoder_lr},  // otherwise lesson 09's
-       .encoder_cache = o.encoder_cache},
-      encoder);
+  PreparedCanvases d = prepare_canvases(o.pipeline(), encoder);
   t.say(
       "{} training / {} test canvases ({}); the encoder names the nouns of {:.1f}% of the\n"
       "test canvases' objects ({:.1f}% of held-out single items). {:.0f} s.\n",

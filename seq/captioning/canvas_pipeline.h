@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/flags.h"
 #include "nn/data/canvas.h"
 #include "seq/captioning/region_encoder.h"
 
@@ -48,5 +49,57 @@ struct PreparedCanvases {
 PreparedCanvases prepare_canvases(const CanvasPipelineOptions& options, RegionEncoder& encoder);
 // The cache file of these settings inside options.encoder_cache.
 std::string encoder_cache_file(const CanvasPipelineOptions& options);
+
+// The flags of the canvases and of the encoder's pre-training, the same in every captioning
+// lesson (09, 10), declared once; a lesson's Options derive from it, giving its own default
+// number of training canvases, and add the decoder's flags. The encoder's defaults (and the
+// why) are PretrainOptions' (region_encoder.h): a lesson that keeps them finds the encoder
+// another lesson cached.
+struct CanvasFlags : app::Flags {
+  explicit CanvasFlags(Index train_canvases)
+      : train(flag(train, "train", train_canvases, "training canvases", app::at_least<Index>(1))) {}
+
+  std::uint64_t seed = flag(seed, "seed", 0, "seed of the canvases, weights, shuffling, samples");
+  bool synthetic =
+      flag(synthetic, "synthetic", false, "use generated patterns instead of Fashion-MNIST");
+  bool all_classes =
+      flag(all_classes, "all-classes", false,
+           "put items of all 10 classes on the canvases (default: the 5 of kCaptionClasses)");
+  Index train;  // the lesson's default, given to the constructor
+  Index validation =
+      flag(validation, "validation", 300, "validation canvases", app::at_least<Index>(1));
+  Index test = flag(test, "test", 500, "test canvases", app::at_least<Index>(1));
+  Index encoder_steps = flag(encoder_steps, "encoder-steps", PretrainOptions{}.steps,
+                             "minibatches of the encoder's pre-training", app::at_least<Index>(1));
+  double encoder_lr = flag(encoder_lr, "encoder-lr", PretrainOptions{}.lr,
+                           "learning rate of the encoder's pre-training", app::above(0.0));
+  Index encoder_canvas =
+      flag(encoder_canvas, "encoder-canvas", PretrainOptions{}.canvas_size,
+           "side of the encoder's pre-training canvases", app::at_least<Index>(8));
+  Index encoder_objects =
+      flag(encoder_objects, "encoder-objects", PretrainOptions{}.max_objects,
+           "items on each pre-training canvas (1 to this)", app::at_least<Index>(1));
+  Index encoder_batch = flag(encoder_batch, "encoder-batch", PretrainOptions{}.batch,
+                             "canvases per pre-training minibatch", app::at_least<Index>(1));
+  std::string encoder_cache = flag(
+      encoder_cache, "encoder-cache", "output/encoders",
+      "folder that keeps pre-trained encoders for later runs and lessons (\"\": pre-train here)");
+
+  // The pipeline these flags describe.
+  CanvasPipelineOptions pipeline() const {
+    return {.seed = seed,
+            .synthetic = synthetic,
+            .all_classes = all_classes,
+            .train = train,
+            .validation = validation,
+            .test = test,
+            .encoder = {.steps = encoder_steps,
+                        .batch = encoder_batch,
+                        .lr = encoder_lr,
+                        .canvas_size = encoder_canvas,
+                        .max_objects = encoder_objects},
+            .encoder_cache = encoder_cache};
+  }
+};
 
 }  // namespace attend::captioning
