@@ -3,11 +3,11 @@
 //   tensor/    NDArray, the data, and the kernels that compute with it
 //   autograd/  Tensor, the graph, backward(), gradcheck
 //   nn/        modules, losses, optimizers, checkpoints, data, plots
-//   interpret/ reading attention maps: CAM, Grad-CAM, the pointing game
 //   app/       what a program needs: flags declared once, its transcript, a clock
-//   interpret/ reading attention maps: where a model looked, scored against the truth
-//   seq/       sequence models and decoding: encoder-decoders, training, beam search, BLEU
-//   seq/captioning/  the canvas captioner of lessons 09 and 10 (Show, Attend and Tell)
+//   interpret/ reading attention maps: where a model looked (CAM, Grad-CAM, attention),
+//              scored against the truth (source spans, object boxes, the pointing game)
+//   seq/       sequence models and decoding: encoder-decoders, training, beam search, BLEU;
+//              seq/captioning/, the canvas captioner of lessons 09 and 10 (Show, Attend and Tell)
 #pragma once
 
 #include "tensor/dtype.h"
@@ -55,13 +55,11 @@
 #include "nn/optim/optim.h"
 #include "nn/viz/viz.h"
 
-#include "interpret/interpret.h"
-
 #include "app/clock.h"
 #include "app/flags.h"
 #include "app/transcript.h"
 
 #include "interpret/interpret.h"
 
-#include "seq/seq.h"
 #include "seq/captioning/captioning.h"
+#include "seq/seq.h"
