@@ -12,7 +12,6 @@
 //   3. measures where each query looks, and
 //   4. draws the attention weights of one set into <out>/attention.png.
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
 #include "attend.h"
@@ -113,17 +112,18 @@ void train(app::Transcript& t, SetRegressor& model, const Options& o, const Batc
   t.say("predicting 0 for every set: test MSE {:.4f}\n",
         nn::mse_loss(zeros({test.targets.numel()}), test.targets).item());
   t.say("{:>6}  {:>10}  {:>9}\n", "step", "train MSE", "test MSE");
-  const auto start = std::chrono::steady_clock::now();
-  for (int step = 1; step <= o.steps; ++step) {
+  // The library's loop (optim::fit): each step the loss of fresh sets, backward(), Adam's step;
+  // after some steps, a line with the test loss.
+  auto loss_of_step = [&](Index) {
     Batch batch = make_batch(o.batch, o.set_size, gen);
-    adam.zero_grad();
-    Tensor loss = nn::mse_loss(model.forward(batch.sets).first, batch.targets);
-    loss.backward();
-    adam.step();
-    if (step == 1 || step % std::max(o.steps / 5, 1) == 0 || step == o.steps)
-      t.say("{:>6}  {:>10.4f}  {:>9.4f}\n", step, loss.item(), test_loss());
-  }
-  t.say("trained {} parameters in {:.1f} s\n", model.parameter_count(), app::seconds_since(start));
+    return nn::mse_loss(model.forward(batch.sets).first, batch.targets);
+  };
+  auto report = [&](Index step, double loss) {
+    if (step == 1 || step % std::max<Index>(o.steps / 5, 1) == 0 || step == o.steps)
+      t.say("{:>6}  {:>10.4f}  {:>9.4f}\n", step, loss, test_loss());
+  };
+  const optim::FitResult fitted = optim::fit(adam, {.steps = o.steps}, loss_of_step, report);
+  t.say("trained {} parameters in {:.1f} s\n", model.parameter_count(), fitted.seconds);
 }
 
 // 3. The share of each query's attention that goes to the red, the blue and the gray elements,
