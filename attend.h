@@ -49,6 +49,7 @@
 #include "nn/data/dates.h"
 #include "nn/data/fashion_mnist.h"
 #include "nn/data/synthetic_images.h"
+#include "nn/data/text_corpus.h"
 #include "nn/data/translation.h"
 #include "nn/data/vocabulary.h"
 #include "nn/io/checkpoint.h"

@@ -6,8 +6,11 @@ cd "$(dirname "$0")/.."
 
 # The build dependencies, plus the real data the lessons train on (from Debian's packages):
 # Fashion-MNIST (31 MB) and the Ding German-English dictionary's example sentences (21 MB).
+# Then Jane Austen's six novels (1.6 MB, fetched with apt-get download into data/).
 # The tests never need them: they use generated data.
 scripts/install_deps.sh dataset-fashion-mnist dict-freedict-deu-eng
+# Jane Austen's novels for lesson 12 (1.6 MB, into data/austen; no root needed).
+scripts/install_book.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$(nproc)"
 
