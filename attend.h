@@ -31,6 +31,7 @@
 
 #include "nn/activation.h"
 #include "nn/attention.h"
+#include "nn/attention_mask.h"
 #include "nn/conv.h"
 #include "nn/embedding.h"
 #include "nn/gru.h"
@@ -40,8 +41,11 @@
 #include "nn/loss.h"
 #include "nn/lstm.h"
 #include "nn/module.h"
+#include "nn/multihead_attention.h"
 #include "nn/pool.h"
+#include "nn/scaled_dot_product_attention.h"
 #include "nn/sequential.h"
+#include "nn/transformer_layer.h"
 
 #include "nn/data/canvas.h"
 #include "nn/data/data_loader.h"
