@@ -1,0 +1,90 @@
+// Training a language model for a time budget, and its validation loss.
+//
+// The loop is ref_charlm.py's (the PyTorch anchor in ../shared/bench): AdamW (weight decay
+// 0.01), random windows of T + 1 characters, cross-entropy of the next character at every
+// position, no schedule, no clipping. Only the training steps count against the budget; the
+// validation passes that draw the curve are timed apart.
+#include <chrono>
+
+#include "lesson.h"
+
+namespace attend::lesson12 {
+
+namespace {
+
+// The inputs (columns 0..T-1) and targets (1..T) of windows [B, T+1].
+std::pair<Tensor, Tensor> inputs_and_targets(const NDArray& windows) {
+  const Tensor w(windows);
+  const Index length = windows.size(1);
+  return {slice(w, 1, 0, length - 1), slice(w, 1, 1, length)};
+}
+
+}  // namespace
+
+double validation_loss(nn::Module& model, const LanguageModel& forward, const NDArray& windows,
+                       Index batch) {
+  NoGradGuard no_graph;
+  const bool was_training = model.is_training();
+  model.eval();
+  const Index n = windows.size(0);
+  double total = 0;
+  const Tensor all(windows);
+  for (Index start = 0; start < n; start += batch) {
+    const Index stop = std::min(n, start + batch);
+    auto [x, y] = inputs_and_targets(slice(all, 0, start, stop).data().clone());
+    total += nn::cross_entropy(forward(x), y).item() * static_cast<double>(stop - start);
+  }
+  model.train(was_training);
+  return total / static_cast<double>(n);
+}
+
+TrainResult train_language_model(nn::Module& model, const LanguageModel& forward,
+                                 const std::vector<std::int64_t>& train, const NDArray& validation,
+                                 const Options& o, const std::string& label, Generator& gen) {
+  optim::AdamW adamw(model.parameters(), {.lr = o.lr, .weight_decay = 0.01});
+  viz::ProgressOptions progress_options;
+  progress_options.unit = "windows";
+  viz::Progress progress(0, progress_options);
+  progress.start_epoch();
+  TrainResult r;
+  // Five points on the validation curve besides the start.
+  const double eval_every = o.seconds / 5;
+  double next_eval = 0;
+  while (true) {
+    if (r.seconds >= next_eval || r.seconds >= o.seconds) {
+      r.validation_loss = validation_loss(model, forward, validation, o.batch);
+      r.curve.emplace_back(r.seconds, r.validation_loss);
+      next_eval += eval_every;
+      if (r.seconds >= o.seconds) break;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    auto [x, y] = inputs_and_targets(data::sample_windows(train, o.batch, o.context + 1, gen));
+    Tensor loss = nn::cross_entropy(forward(x), y);
+    adamw.zero_grad();
+    loss.backward();
+    adamw.step();
+    r.train_loss = loss.item();
+    ++r.steps;
+    progress.step(r.train_loss, o.batch);
+    r.seconds += app::seconds_since(start);
+  }
+  progress.end_epoch();
+  (void)label;
+  return r;
+}
+
+}  // namespace attend::lesson12
+
+namespace attend::lesson12 {
+
+void apply_long_preset(Options& o) {
+  o.d_model = 192;
+  o.layers = 6;
+  o.heads = 6;
+  o.context = 128;
+  o.batch = 32;
+  o.lr = 1e-3;
+  o.seconds = 1200;
+}
+
+}  // namespace attend::lesson12
