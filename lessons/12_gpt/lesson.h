@@ -27,8 +27,8 @@ struct Options : app::Flags {
       flag(text, "text", "", "a UTF-8 text file to train on instead of Jane Austen's novels");
   bool synthetic = flag(synthetic, "synthetic", false,
                         "train on generated sentences (no book needed; for quick runs)");
-  Index d_model = flag(d_model, "d-model", 128, "GPT: model width", app::at_least<Index>(1));
-  Index layers = flag(layers, "layers", 4, "GPT: Transformer blocks", app::at_least<Index>(1));
+  Index d_model = flag(d_model, "d-model", 96, "GPT: model width", app::at_least<Index>(1));
+  Index layers = flag(layers, "layers", 3, "GPT: Transformer blocks", app::at_least<Index>(1));
   Index heads = flag(heads, "heads", 4, "GPT: attention heads per block", app::at_least<Index>(1));
   Index context =
       flag(context, "context", 64, "characters the model sees (T)", app::at_least<Index>(2));
@@ -45,10 +45,10 @@ struct Options : app::Flags {
       flag(temperature, "temperature", 0.8, "sampling temperature", app::above(0.0));
   Index top_k = flag(top_k, "top-k", 10, "sample among the k likeliest characters (0: all)",
                      app::at_least<Index>(0));
-  double induction_seconds = flag(induction_seconds, "induction-seconds", 40,
+  double induction_seconds = flag(induction_seconds, "induction-seconds", 60,
                                   "training time of the induction model", app::at_least(0.0));
   bool long_run = flag(long_run, "long", false,
-                       "the long preset: d_model 192, 6 layers, 6 heads, context 128, 20 minutes");
+                       "the long preset: 480 s of training for the GPT and the GRU");
   std::string out = flag(out, "out", "output/12_gpt", "folder for summary.txt and the figures");
 };
 void apply_long_preset(Options& o);
