@@ -12,6 +12,7 @@
 // Neither layer can do it alone: a one-layer model can only see "which tokens occurred", not
 // "which came after A".
 #include <algorithm>
+#include <chrono>
 
 #include "lesson.h"
 
@@ -20,7 +21,8 @@ namespace attend::lesson12 {
 namespace {
 
 constexpr Index kVocabulary = 32, kLength = 40, kMinSegment = 6, kMaxSegment = 16;
-constexpr Index kModel = 64, kHeads = 4, kBatch = 64;
+constexpr Index kModel = 64, kHeads = 4, kCheckEvery = 250;
+constexpr double kStopAt = 0.99;
 
 struct InductionBatch {
   NDArray tokens;                     // int64 [B, kLength]
@@ -149,27 +151,31 @@ void section_induction(app::Transcript& t, const Options& o) {
   t.heading("8. Induction heads");
   t.say(
       "Sequences of {} tokens (vocabulary {}): a segment of L = {}..{} distinct random tokens,\n"
-      "the same segment again rotated by a random offset, random filler. 2 attention-only layers, "
-      "d_model {}, {} heads,\n"
-      "trained {} s (AdamW, lr 3e-3, batches of {}).\n",
-      kLength, kVocabulary, kMinSegment, kMaxSegment, kModel, kHeads, o.induction_seconds, kBatch);
+      "the same segment again rotated by a random offset, random filler.\n"
+      "2 attention-only layers, d_model {}, {} heads, AdamW (lr {}), batches of {}, at most {}\n"
+      "steps, stopping once the accuracy on 512 held-out sequences reaches {:.0f}%.\n",
+      kLength, kVocabulary, kMinSegment, kMaxSegment, kModel, kHeads, o.induction_lr,
+      o.induction_batch, o.induction_steps, 100 * kStopAt);
   Generator gen(o.seed + 100);
   AttentionOnly model(kVocabulary, kLength, kModel, 2, kHeads, gen);
-  optim::AdamW adamw(model.parameters(), {.lr = 3e-3, .weight_decay = 0.01});
+  optim::AdamW adamw(model.parameters(), {.lr = o.induction_lr, .weight_decay = 0.01});
   const InductionBatch test = make_batch(512, gen);
+  // Stop once the accuracy has jumped (the "phase change" of Olsson et al.) and settled.
   const auto start = std::chrono::steady_clock::now();
   Index steps = 0;
-  while (app::seconds_since(start) < o.induction_seconds) {
-    const InductionBatch b = make_batch(kBatch, gen);
+  while (steps < o.induction_steps) {
+    const InductionBatch b = make_batch(o.induction_batch, gen);
     const Tensor x(b.tokens);
     Tensor loss =
         nn::cross_entropy(slice(model.forward(x), 1, 0, kLength - 1), slice(x, 1, 1, kLength));
     adamw.zero_grad();
     loss.backward();
     adamw.step();
-    if (++steps % 500 == 0)
-      t.say("  step {:>5}  {:>5.1f} s  loss {:.3f}  accuracy on the repeat {:.1f}%\n", steps,
-            app::seconds_since(start), loss.item(), 100 * score(model, test).accuracy);
+    if (++steps % kCheckEvery != 0) continue;
+    const double accuracy = score(model, test).accuracy;
+    t.say("  step {:>5}  {:>5.1f} s  loss {:.3f}  accuracy on the repeat {:.1f}%\n", steps,
+          app::seconds_since(start), loss.item(), 100 * accuracy);
+    if (accuracy >= kStopAt) break;
   }
   const InductionScores s = score(model, test);
   t.say(

@@ -45,10 +45,16 @@ struct Options : app::Flags {
       flag(temperature, "temperature", 0.8, "sampling temperature", app::above(0.0));
   Index top_k = flag(top_k, "top-k", 10, "sample among the k likeliest characters (0: all)",
                      app::at_least<Index>(0));
-  double induction_seconds = flag(induction_seconds, "induction-seconds", 60,
-                                  "training time of the induction model", app::at_least(0.0));
-  bool long_run = flag(long_run, "long", false,
-                       "the long preset: 480 s of training for the GPT and the GRU");
+  Index induction_steps =
+      flag(induction_steps, "induction-steps", 3000,
+           "at most this many steps of the induction model (0: skip it)", app::at_least<Index>(0));
+  double induction_lr = flag(induction_lr, "induction-lr", 3e-3,
+                             "AdamW learning rate of the induction model", app::above(0.0));
+  Index induction_batch =
+      flag(induction_batch, "induction-batch", 32, "sequences per step of the induction model",
+           app::at_least<Index>(1));
+  bool long_run =
+      flag(long_run, "long", false, "the long preset: 480 s of training for the GPT and the GRU");
   std::string out = flag(out, "out", "output/12_gpt", "folder for summary.txt and the figures");
 };
 void apply_long_preset(Options& o);

@@ -9,6 +9,7 @@
 // on the first 90% of the novels, scored on the last 10% against count models and a GRU of
 // the same size trained for the same time, then writes text, and we look at what its heads
 // do. A last section trains the smallest model with induction heads.
+#include <algorithm>
 #include <chrono>
 
 #include "attend.h"
@@ -84,8 +85,9 @@ void section_samples(Transcript& t, Gpt& gpt, const data::CharCorpus& c, const O
   t.heading("6. Writing");
   const Sampling sampling{.temperature = o.temperature, .top_k = o.top_k};
   for (std::string prompt : {"It is a truth", "\n"}) {
-    for (char ch : prompt)
-      if (!c.vocabulary.contains(ch)) prompt = "\n";  // generated text has no capital I
+    const bool known = std::all_of(prompt.begin(), prompt.end(),
+                                   [&](char ch) { return c.vocabulary.contains(ch); });
+    if (!known) prompt = "\n";  // generated text has no capital I
     Generator gen(o.seed + 7);
     t.say("Temperature {}, top-k {}, prompt {:?}:\n{}{}\n\n", o.temperature, o.top_k, prompt,
           prompt, generate(gpt, c.vocabulary, prompt, o.sample_chars, sampling, true, gen));
@@ -167,7 +169,7 @@ int run(const Options& o) {
       corpus.vocabulary.decode(std::span(corpus.validation)
                                    .first(std::min<std::size_t>(corpus.validation.size(), 4000))),
       o.out);
-  if (o.induction_seconds > 0) section_induction(t, o);
+  if (o.induction_steps > 0) section_induction(t, o);
   t.say("\nTotal time {:.1f} s. Wrote {}/summary.txt.\n", seconds_since(start), o.out);
   t.save(o.out + "/summary.txt");
   return 0;
