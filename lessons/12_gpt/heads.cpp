@@ -153,6 +153,8 @@ void report_heads(app::Transcript& t, Gpt& model, const data::CharVocabulary& vo
   options.heatmap.x_label = "key (earlier character)";
   options.heatmap.y_label = "query";
   options.columns = static_cast<int>(weights[0].size(1));
+  options.heatmap.width = 560;  // one panel: room for 64 character labels
+  options.heatmap.height = 520;
   t.say("\nThe maps for \"{}\":\n", sentence);
   t.say_plot_files(viz::plot_heatmap_panel(out + "/heads.png", panels, options), out + "/heads");
   model.train();
