@@ -30,7 +30,8 @@ struct Gpt : nn::Module {
                                               .dropout = 0,
                                               .activation = nn::Activation::gelu,
                                               .batch_first = true,
-                                              .norm_first = true};
+                                              .norm_first = true,
+                                              .need_weights = false};
     for (Index i = 0; i < kLayers; ++i) {
       blocks.push_back(std::make_unique<nn::TransformerEncoderLayer>(kModel, kHeads, options));
       register_module(fmt::format("blocks.{}", i), *blocks.back());
