@@ -41,6 +41,7 @@
 #include "nn/lstm.h"
 #include "nn/module.h"
 #include "nn/pool.h"
+#include "nn/positional_encoding.h"
 #include "nn/sequential.h"
 
 #include "nn/data/canvas.h"
