@@ -4,8 +4,8 @@
 // The same model is in bench/pytorch/ref_transformer.py, for the side-by-side comparison
 // (bench/compare_pytorch.sh runs both): vocabulary 32, d_model 64, 4 heads of 16, 2 pre-norm
 // layers (LayerNorm before each sub-layer, as GPT-2) with causal self-attention and a GELU
-// feed-forward network of 256, learned positions (a [32, 64] parameter added to the token
-// embeddings), a final LayerNorm and a linear head; no dropout; sequences of 32 tokens,
+// feed-forward network of 256, learned positions (nn::LearnedPositionalEmbedding, a [32, 64]
+// parameter added to the token embeddings), a final LayerNorm and a linear head; no dropout; sequences of 32 tokens,
 // batch 32, next-token cross-entropy, Adam. 106,272 parameters.
 #include "bench/ref_harness.h"
 
@@ -18,14 +18,14 @@ constexpr Index kLength = 32, kBatch = 32;
 
 struct Gpt : nn::Module {
   nn::Embedding tok{kVocab, kModel};
-  Tensor pos = nn::init::normal({kLength, kModel}, 1.0, default_generator());  // as nn.Embedding
+  nn::LearnedPositionalEmbedding pos{kLength, kModel};
   std::vector<std::unique_ptr<nn::TransformerEncoderLayer>> blocks;
   nn::LayerNorm ln_f{kModel};
   nn::Linear head{kModel, kVocab};
 
   Gpt() {
     register_module("tok", tok);
-    register_parameter("pos", pos);
+    register_module("pos", pos);
     const nn::TransformerLayerOptions options{.dim_feedforward = kFeedForward,
                                               .dropout = 0,
                                               .activation = nn::Activation::gelu,
@@ -42,7 +42,7 @@ struct Gpt : nn::Module {
 
   // ids [B, T] -> logits [B, T, V]
   Tensor forward(const Tensor& ids) {
-    Tensor x = tok(ids) + slice(pos, 0, 0, ids.size(1));  // [B, T, D] + [T, D]
+    Tensor x = pos(tok(ids));  // token embeddings + the learned positions [T, D]
     for (auto& block : blocks) x = (*block)(x, {}, {}, /*is_causal=*/true);
     return head(ln_f(x));
   }

@@ -42,7 +42,7 @@ class Gpt(nn.Module):
     def __init__(self):
         super().__init__()
         self.tok = nn.Embedding(VOCAB, MODEL)
-        self.pos = nn.Parameter(torch.randn(LENGTH, MODEL))  # learned positions
+        self.pos = nn.Parameter(0.02 * torch.randn(LENGTH, MODEL))  # learned positions, as GPT-2
         self.blocks = nn.Sequential(*[Block() for _ in range(LAYERS)])
         self.ln_f = nn.LayerNorm(MODEL)
         self.head = nn.Linear(MODEL, VOCAB)
