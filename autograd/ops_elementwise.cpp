@@ -7,6 +7,7 @@
 #include "autograd/ops.h"
 #include "tensor/elementwise.h"
 #include "tensor/reduce.h"
+#include "tensor/vector_math.h"
 
 namespace attend {
 namespace {
@@ -133,10 +134,26 @@ Tensor gelu(const Tensor& x) {
   return make_op("gelu", gelu(xv), {x}, [xv](const NDArray& g) -> Grads {
     return {map(g, xv, [](auto g, auto x) {
       using T = decltype(x);
-      const T cdf = T(0.5) * (1 + std::erf(x * T(std::numbers::sqrt2 / 2)));
-      const T pdf =
-          std::exp(T(-0.5) * x * x) * T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+      // vector_math: calls to libm's erf and exp would keep this loop scalar.
+      const T cdf = T(0.5) * (1 + vector_math::erf(x * T(std::numbers::sqrt2 / 2)));
+      const T pdf = vector_math::exp(T(-0.5) * x * x) *
+                    T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
       return g * (cdf + x * pdf);
+    })};
+  });
+}
+
+// y = 0.5 x (1 + t), t = tanh(u), u = c (x + a x^3), c = sqrt(2/pi), a = 0.044715.
+// dy/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 a x^2)
+Tensor gelu(const Tensor& x, GeluApproximation approximate) {
+  if (approximate == GeluApproximation::none) return gelu(x);
+  NDArray xv = x.data();
+  return make_op("gelu_tanh", gelu_tanh(xv), {x}, [xv](const NDArray& g) -> Grads {
+    return {map(g, xv, [](auto g, auto x) {
+      using T = decltype(x);
+      const T c = T(std::numbers::sqrt2 * std::numbers::inv_sqrtpi), a = T(0.044715);
+      const T t = std::tanh(c * (x + a * x * x * x));
+      return g * T(0.5) * (1 + t + x * (1 - t * t) * c * (1 + 3 * a * x * x));
     })};
   });
 }

@@ -45,8 +45,7 @@ Tensor activate(const Tensor& x, Activation activation) {
     case Activation::gelu:
       return gelu(x);
     case Activation::gelu_tanh:
-      // PyTorch's gelu(x, approximate="tanh"): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-      return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+      return gelu(x, GeluApproximation::tanh);  // PyTorch's gelu(x, approximate="tanh")
   }
   return x;
 }
@@ -80,6 +79,7 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Mask& src_mask,
   auto attend_to_self = [&](const Tensor& x) {
     MhaOutput out = self_attn(x, x, x,
                               {.key_padding_mask = src_key_padding_mask,
+                               .need_weights = options_.need_weights,
                                .attn_mask = src_mask,
                                .average_attn_weights = false,
                                .is_causal = is_causal});
@@ -145,6 +145,7 @@ Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
   auto attend_to_self = [&](const Tensor& x) {
     MhaOutput out = self_attn(x, x, x,
                               {.key_padding_mask = masks.tgt_key_padding_mask,
+                               .need_weights = options_.need_weights,
                                .attn_mask = masks.tgt_mask,
                                .average_attn_weights = false,
                                .is_causal = masks.tgt_is_causal});
@@ -154,6 +155,7 @@ Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
   auto attend_to_memory = [&](const Tensor& x) {
     MhaOutput out = multihead_attn(x, memory, memory,
                                    {.key_padding_mask = masks.memory_key_padding_mask,
+                                    .need_weights = options_.need_weights,
                                     .attn_mask = masks.memory_mask,
                                     .average_attn_weights = false});
     cross_attention_weights = out.weights;

@@ -181,7 +181,16 @@ NDArray relu(const NDArray& x) {
 NDArray gelu(const NDArray& x) {
   return unary(x, "gelu", [](auto v) {
     using T = decltype(v);
-    return T(0.5) * v * (1 + std::erf(v * T(std::numbers::sqrt2 / 2)));
+    return T(0.5) * v * (1 + vector_math::erf(v * T(std::numbers::sqrt2 / 2)));
+  });
+}
+
+// vector_math::tanh, not std::tanh, so that the float32 loop vectorises (no libm call).
+NDArray gelu_tanh(const NDArray& x) {
+  return unary(x, "gelu_tanh", [](auto v) {
+    using T = decltype(v);
+    const T c = T(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);  // sqrt(2/pi)
+    return T(0.5) * v * (1 + vector_math::tanh(c * (v + T(0.044715) * v * v * v)));
   });
 }
 

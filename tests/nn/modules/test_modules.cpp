@@ -49,7 +49,7 @@ TEST_CASE("modules name their parameters hierarchically", "[nn]") {
   std::vector<std::string> names;
   for (auto& [name, _] : named) names.push_back(name);
   CHECK(names == std::vector<std::string>{"block.fc1.weight", "block.fc1.bias", "block.fc2.weight",
-                                          "block.fc2.bias", "norm.gamma", "norm.beta"});
+                                          "block.fc2.bias", "norm.weight", "norm.bias"});
   CHECK(e.parameter_count() == 3 * 4 + 4 + 4 * 2 + 2 + 2 + 2);
   for (const Tensor& p : e.parameters()) CHECK(p.requires_grad());
   std::string summary = e.summary();
@@ -210,7 +210,7 @@ TEST_CASE("gradcheck: Linear, Embedding, LayerNorm, an MLP in Sequential", "[nn]
   {
     nn::LayerNorm norm(5);
     norm.to(kFloat64);
-    norm.gamma.data() = NDArray::normal({5}, gen, 1, 0.5, kFloat64);  // not all ones
+    norm.weight.data() = NDArray::normal({5}, gen, 1, 0.5, kFloat64);  // not all ones
     Tensor x = randn({3, 5}, gen, kFloat64).requires_grad_();
     auto r = gradcheck([&](const std::vector<Tensor>& in) { return norm(in[0]); },
                        with_parameters({x}, norm));
@@ -231,6 +231,16 @@ TEST_CASE("gradcheck: Linear, Embedding, LayerNorm, an MLP in Sequential", "[nn]
     INFO(r.report);
     CHECK(r.ok);
   }
+}
+
+TEST_CASE("GELU is exact by default, the tanh approximation on request", "[nn]") {
+  nn::GELU exact, approx(GeluApproximation::tanh);
+  CHECK(exact.describe() == "GELU(approximate='none')");
+  CHECK(approx.describe() == "GELU(approximate='tanh')");
+  Tensor x = Tensor(f64({1}, {1}), true);  // requires_grad, so that the op is recorded
+  CHECK_THAT(exact(x).item(), Catch::Matchers::WithinAbs(0.8413447460685429, 1e-15));
+  CHECK_THAT(approx(x).item(), Catch::Matchers::WithinAbs(0.8411919906082768, 1e-15));
+  CHECK(approx(x).op() == "gelu_tanh");
 }
 
 TEST_CASE("an MLP overfits one batch", "[nn]") {
