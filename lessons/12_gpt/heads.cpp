@@ -124,7 +124,7 @@ void report_heads(app::Transcript& t, Gpt& model, const data::CharVocabulary& vo
   const auto ids = windows.span<std::int64_t>();
   for (Index b = 0; b < windows.size(0); ++b)
     texts.push_back(vocabulary.decode(ids.subspan(static_cast<std::size_t>(b * T), T)));
-  model.forward(Tensor(windows));
+  model.forward_with_weights(Tensor(windows));
   const HeadShares shares = head_shares(model.attention_weights(), texts);
   const HeadShares uniform = head_shares({uniform_weights(T)}, {texts[0]});
   t.say("Mean share of each head's attention, over {} validation windows of {} characters:\n",
@@ -136,7 +136,7 @@ void report_heads(app::Transcript& t, Gpt& model, const data::CharVocabulary& vo
   const std::string sentence =
       text.substr(found == std::string::npos ? 0 : found + 2, static_cast<std::size_t>(T));
   const std::vector<std::int64_t> sentence_ids = vocabulary.encode(sentence);
-  model.forward(
+  model.forward_with_weights(
       Tensor(NDArray::from_vector(sentence_ids, {1, static_cast<Index>(sentence_ids.size())})));
   std::vector<viz::HeatmapPanel> panels;
   const std::vector<Tensor> weights = model.attention_weights();

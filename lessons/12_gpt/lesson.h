@@ -76,7 +76,10 @@ class Gpt : public nn::Module {
   // Decoding with the key/value cache: the new positions ids [B, S] (usually S = 1) after
   // the cache's; logits [B, S, V]. One cache per block; start with an empty vector.
   Tensor forward_step(const Tensor& ids, std::vector<nn::KeyValueCache>& caches);
-  // Per block, the attention weights [B, H, T, T] of the last forward().
+  // forward() that also keeps every block's attention weights (training does not: it takes
+  // the fused attention, which never builds them as a tensor).
+  Tensor forward_with_weights(const Tensor& ids);
+  // Per block, the attention weights [B, H, T, T] of the last forward_with_weights().
   std::vector<Tensor> attention_weights() const;
   std::string describe() const override;
 

@@ -21,7 +21,9 @@ nn::TransformerLayerOptions block_options(const GptConfig& c) {
           .dropout = 0,  // ~4M characters and minutes of training: no overfitting to fight
           .activation = nn::Activation::gelu,
           .batch_first = true,
-          .norm_first = true};  // pre-norm, as GPT-2
+          .norm_first = true,  // pre-norm, as GPT-2
+          .bias = true,
+          .need_weights = false};  // training takes the fused attention; see forward_with_weights
 }
 
 }  // namespace
@@ -64,6 +66,13 @@ Tensor Gpt::forward_step(const Tensor& ids, std::vector<nn::KeyValueCache>& cach
   Tensor x = embed(ids, caches[0].length());
   for (std::size_t i = 0; i < blocks.size(); ++i) x = blocks[i]->forward_step(x, caches[i]);
   return head(final_norm(x));
+}
+
+Tensor Gpt::forward_with_weights(const Tensor& ids) {
+  // The cached path keeps every block's weights; from an empty cache it computes exactly
+  // forward()'s causal attention (the tests check it).
+  std::vector<nn::KeyValueCache> caches;
+  return forward_step(ids, caches);
 }
 
 std::vector<Tensor> Gpt::attention_weights() const {
