@@ -1,7 +1,7 @@
 // Lesson 12: a character-level GPT on a real book. Run it and read docs/12_gpt.md beside it:
 //
 //   scripts/install_book.sh            # Jane Austen's six novels (1.6 MB), once
-//   ./build/bin/12_gpt                 # seed 0, into output/12_gpt (about 7 minutes)
+//   ./build/bin/12_gpt                 # seed 0, into output/12_gpt (about 6 minutes)
 //   ./build/bin/12_gpt --synthetic     # generated sentences instead of the book
 //   ./build/bin/12_gpt --long          # a bigger model for 20 minutes
 //
