@@ -135,7 +135,7 @@ struct TrainResult {
 // fixed windows `validation` [N, T+1] at the start, every `eval_every` seconds and the end.
 TrainResult train_language_model(nn::Module& model, const LanguageModel& forward,
                                  const std::vector<std::int64_t>& train, const NDArray& validation,
-                                 const Options& o, const std::string& label, Generator& gen);
+                                 const Options& o, Generator& gen);
 // Mean cross-entropy (nats per character) over every position of the windows [N, T+1].
 double validation_loss(nn::Module& model, const LanguageModel& forward, const NDArray& windows,
                        Index batch);

@@ -84,10 +84,10 @@ void plot_training(const std::vector<std::pair<std::string, TrainResult>>& runs,
 void section_samples(Transcript& t, Gpt& gpt, const data::CharCorpus& c, const Options& o) {
   t.heading("6. Writing");
   const Sampling sampling{.temperature = o.temperature, .top_k = o.top_k};
-  for (std::string prompt : {"It is a truth", "\n"}) {
-    const bool known = std::all_of(prompt.begin(), prompt.end(),
+  for (const std::string_view wanted : {"It is a truth", "\n"}) {
+    const bool known = std::all_of(wanted.begin(), wanted.end(),
                                    [&](char ch) { return c.vocabulary.contains(ch); });
-    if (!known) prompt = "\n";  // generated text has no capital I
+    const std::string prompt(known ? wanted : "\n");  // generated text has no capital I
     Generator gen(o.seed + 7);
     t.say("Temperature {}, top-k {}, prompt {:?}:\n{}{}\n\n", o.temperature, o.top_k, prompt,
           prompt, generate(gpt, c.vocabulary, prompt, o.sample_chars, sampling, true, gen));
@@ -140,7 +140,7 @@ int run(const Options& o) {
   std::vector<std::pair<std::string, TrainResult>> runs;
   runs.emplace_back("GPT", train_language_model(
                                gpt, [&](const Tensor& x) { return gpt.forward(x); }, corpus.train,
-                               validation_windows, o, "GPT", gen));
+                               validation_windows, o, gen));
   std::vector<Row> rows = {
       {"unigram counts", corpus.vocabulary.size(), 0, 0, counts.unigram},
       {"bigram counts", corpus.vocabulary.size() * corpus.vocabulary.size(), 0, 0, counts.bigram},
@@ -153,7 +153,7 @@ int run(const Options& o) {
     t.say("{}", gru.summary());
     runs.emplace_back("GRU", train_language_model(
                                  gru, [&](const Tensor& x) { return gru.forward(x); }, corpus.train,
-                                 validation_windows, o, "GRU", gen));
+                                 validation_windows, o, gen));
     rows.push_back({gru.describe(), gru.parameter_count(), runs[1].second.steps,
                     runs[1].second.seconds, runs[1].second.validation_loss});
   }

@@ -40,7 +40,7 @@ double validation_loss(nn::Module& model, const LanguageModel& forward, const ND
 
 TrainResult train_language_model(nn::Module& model, const LanguageModel& forward,
                                  const std::vector<std::int64_t>& train, const NDArray& validation,
-                                 const Options& o, const std::string& label, Generator& gen) {
+                                 const Options& o, Generator& gen) {
   optim::AdamW adamw(model.parameters(), {.lr = o.lr, .weight_decay = 0.01});
   viz::ProgressOptions progress_options;
   progress_options.unit = "windows";
@@ -69,13 +69,8 @@ TrainResult train_language_model(nn::Module& model, const LanguageModel& forward
     r.seconds += app::seconds_since(start);
   }
   progress.end_epoch();
-  (void)label;
   return r;
 }
-
-}  // namespace attend::lesson12
-
-namespace attend::lesson12 {
 
 void apply_long_preset(Options& o) {
   // The same model, longer: at these budgets more steps help more than a bigger model
