@@ -17,7 +17,7 @@ struct TrainingOptions {
   double learning_rate = 3e-3;
   // The learning rate of every step (e.g. warm-up, optim::NoamSchedule); if empty,
   // learning_rate throughout.
-  optim::Schedule schedule;
+  optim::Schedule schedule = {};
   double clip_norm = 1.0;          // global gradient norm (Bahdanau et al. 2015 clip at 1)
   double stop_at = 2.0;            // stop once the validation score reaches this (above 1: never)
   std::string log_path = "";       // CSV of every epoch; "" for none
