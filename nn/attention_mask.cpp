@@ -31,12 +31,14 @@ Mask Mask::keep(const Tensor& keep) {
 Mask Mask::additive(const Tensor& additive) {
   Mask mask;
   if (!additive.defined()) return mask;
+  // The bias keeps the mask's dtype (a float64 mask stays exact for gradchecks).
+  const DType dtype = additive.dtype() == kFloat64 ? kFloat64 : kFloat32;
   NDArray values = additive.data().to(kFloat64);
   NDArray keep = NDArray::empty(values.shape(), kFloat32);
-  NDArray bias = NDArray::empty(values.shape(), kFloat32);
+  NDArray bias = NDArray::empty(values.shape(), kFloat64);
   auto v = values.span<double>();
   auto k = keep.span<float>();
-  auto b = bias.span<float>();
+  auto b = bias.span<double>();
   bool any_bias = false;
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (std::isnan(v[i]) || v[i] == INFINITY)
@@ -44,11 +46,11 @@ Mask Mask::additive(const Tensor& additive) {
            v[i]);
     const bool blocked = v[i] == -INFINITY;
     k[i] = blocked ? 0.0f : 1.0f;
-    b[i] = blocked ? 0.0f : static_cast<float>(v[i]);
-    any_bias = any_bias || b[i] != 0.0f;
+    b[i] = blocked ? 0.0 : v[i];
+    any_bias = any_bias || b[i] != 0.0;
   }
   mask.keep_ = Tensor(keep);
-  if (any_bias) mask.bias_ = Tensor(bias);
+  if (any_bias) mask.bias_ = Tensor(bias.to(dtype));
   return mask;
 }
 
@@ -66,7 +68,9 @@ Mask Mask::combined_with(const Mask& other) const {
   Mask out;
   out.keep_ = keep_ * other.keep_;
   if (bias_.defined() && other.bias_.defined())
-    out.bias_ = bias_ + other.bias_;
+    out.bias_ = bias_.dtype() == other.bias_.dtype()
+                    ? bias_ + other.bias_
+                    : to_dtype(bias_, kFloat64) + to_dtype(other.bias_, kFloat64);
   else
     out.bias_ = bias_.defined() ? bias_ : other.bias_;
   return out;

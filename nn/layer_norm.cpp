@@ -70,14 +70,14 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
 }
 
 LayerNorm::LayerNorm(Index dim, double epsilon) : eps(epsilon) {
-  gamma = Tensor(NDArray::ones({dim}));
-  beta = Tensor(NDArray::zeros({dim}));
-  register_parameter("gamma", gamma);
-  register_parameter("beta", beta);
+  weight = Tensor(NDArray::ones({dim}));
+  bias = Tensor(NDArray::zeros({dim}));
+  register_parameter("weight", weight);
+  register_parameter("bias", bias);
 }
 
 std::string LayerNorm::describe() const {
-  return fmt::format("LayerNorm({}, eps={:g})", gamma.size(0), eps);
+  return fmt::format("LayerNorm({}, eps={:g})", weight.size(0), eps);
 }
 
 }  // namespace attend::nn

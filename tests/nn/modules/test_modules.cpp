@@ -49,7 +49,7 @@ TEST_CASE("modules name their parameters hierarchically", "[nn]") {
   std::vector<std::string> names;
   for (auto& [name, _] : named) names.push_back(name);
   CHECK(names == std::vector<std::string>{"block.fc1.weight", "block.fc1.bias", "block.fc2.weight",
-                                          "block.fc2.bias", "norm.gamma", "norm.beta"});
+                                          "block.fc2.bias", "norm.weight", "norm.bias"});
   CHECK(e.parameter_count() == 3 * 4 + 4 + 4 * 2 + 2 + 2 + 2);
   for (const Tensor& p : e.parameters()) CHECK(p.requires_grad());
   std::string summary = e.summary();
@@ -210,7 +210,7 @@ TEST_CASE("gradcheck: Linear, Embedding, LayerNorm, an MLP in Sequential", "[nn]
   {
     nn::LayerNorm norm(5);
     norm.to(kFloat64);
-    norm.gamma.data() = NDArray::normal({5}, gen, 1, 0.5, kFloat64);  // not all ones
+    norm.weight.data() = NDArray::normal({5}, gen, 1, 0.5, kFloat64);  // not all ones
     Tensor x = randn({3, 5}, gen, kFloat64).requires_grad_();
     auto r = gradcheck([&](const std::vector<Tensor>& in) { return norm(in[0]); },
                        with_parameters({x}, norm));

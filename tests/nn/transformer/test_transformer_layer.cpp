@@ -43,8 +43,8 @@ TEST_CASE("Transformer layers: PyTorch's parameter names", "[nn][transformer]") 
                                  "multihead_attn.in_proj_weight", "multihead_attn.in_proj_bias",
                                  "multihead_attn.out_proj.weight", "multihead_attn.out_proj.bias",
                                  "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias",
-                                 "norm1.gamma", "norm1.beta", "norm2.gamma", "norm2.beta",
-                                 "norm3.gamma", "norm3.beta"});
+                                 "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias",
+                                 "norm3.weight", "norm3.bias"});
 }
 
 TEST_CASE("Transformer layers: post-norm vs pre-norm by hand", "[nn][transformer]") {
