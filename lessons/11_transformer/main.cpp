@@ -22,9 +22,11 @@ int main(int argc, char** argv) {
   o.parse(argc, argv, "11_transformer",
           "Lesson 11: an encoder-decoder Transformer on dates: exact match, alignment of every "
           "head, the maps, lesson 07's RNNsearch beside it, ablations (docs/11_transformer.md).");
+  if (o.d_model % o.heads != 0) {  // each head gets d_model / heads dimensions
+    fmt::print(stderr, "--d-model {} must be a multiple of --heads {}\n", o.d_model, o.heads);
+    return 2;
+  }
   return app::run_program([&] {
-    if (o.d_model % o.heads != 0)
-      fail("--d-model {} must be a multiple of --heads {}", o.d_model, o.heads);
     app::make_output_folder(o.out);
     const auto start = std::chrono::steady_clock::now();
     app::Transcript t;
