@@ -43,6 +43,7 @@
 #include "nn/module.h"
 #include "nn/multihead_attention.h"
 #include "nn/pool.h"
+#include "nn/positional_encoding.h"
 #include "nn/scaled_dot_product_attention.h"
 #include "nn/sequential.h"
 #include "nn/transformer_layer.h"

@@ -33,7 +33,11 @@ Tensor cos(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor relu(const Tensor& x);
-Tensor gelu(const Tensor& x);
+Tensor gelu(const Tensor& x);  // exact: x * Phi(x)
+// PyTorch's gelu(x, approximate="none" | "tanh"); tanh is the approximation of GPT-2 and
+// BERT, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (op "gelu_tanh").
+enum class GeluApproximation { none, tanh };
+Tensor gelu(const Tensor& x, GeluApproximation approximate);
 Tensor pow(const Tensor& x, double exponent);
 Tensor clamp(const Tensor& x, double low, double high);
 // a where cond != 0, b elsewhere; cond carries no gradient.

@@ -141,6 +141,21 @@ Tensor gelu(const Tensor& x) {
   });
 }
 
+// y = 0.5 x (1 + t), t = tanh(u), u = c (x + a x^3), c = sqrt(2/pi), a = 0.044715.
+// dy/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 a x^2)
+Tensor gelu(const Tensor& x, GeluApproximation approximate) {
+  if (approximate == GeluApproximation::none) return gelu(x);
+  NDArray xv = x.data();
+  return make_op("gelu_tanh", gelu_tanh(xv), {x}, [xv](const NDArray& g) -> Grads {
+    return {map(g, xv, [](auto g, auto x) {
+      using T = decltype(x);
+      const T c = T(std::numbers::sqrt2 * std::numbers::inv_sqrtpi), a = T(0.044715);
+      const T t = std::tanh(c * (x + a * x * x * x));
+      return g * T(0.5) * (1 + t + x * (1 - t * t) * c * (1 + 3 * a * x * x));
+    })};
+  });
+}
+
 // y = x^c.  dy/dx = c x^(c-1)
 Tensor pow(const Tensor& x, double exponent) {
   NDArray xv = x.data();

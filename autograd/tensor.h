@@ -104,6 +104,10 @@ class Tensor {
   const std::string& name() const;
   Tensor& set_name(std::string name);
 
+  // The same tensor, not just equal values: both handles share one Node (one value, one
+  // gradient). A tied weight is one tensor held by two modules.
+  bool same_as(const Tensor& other) const { return defined() && node_ == other.node_; }
+
   const std::shared_ptr<Node>& node() const { return node_; }
   explicit Tensor(std::shared_ptr<Node> node) : node_(std::move(node)) {}
 

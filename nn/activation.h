@@ -25,10 +25,19 @@ class Sigmoid : public UnaryModule {
   std::string describe() const override { return "Sigmoid"; }
 };
 
+// GELU(x) = x Phi(x), exact by default; GeluApproximation::tanh gives the cheaper
+// approximation that GPT-2 and BERT were trained with (PyTorch's approximate="tanh").
 class GELU : public UnaryModule {
  public:
-  Tensor forward(const Tensor& x) override { return gelu(x); }
-  std::string describe() const override { return "GELU"; }
+  explicit GELU(GeluApproximation approximate = GeluApproximation::none)
+      : approximate(approximate) {}
+  Tensor forward(const Tensor& x) override { return gelu(x, approximate); }
+  std::string describe() const override {
+    return approximate == GeluApproximation::tanh ? "GELU(approximate='tanh')"
+                                                  : "GELU(approximate='none')";
+  }
+
+  GeluApproximation approximate;
 };
 
 // Flattens every axis after the first: [B, C, H, W] -> [B, C*H*W].

@@ -1,6 +1,7 @@
 #include "nn/embedding.h"
 
 #include "nn/init.h"
+#include "nn/linear.h"
 #include "tensor/index_ops.h"
 #include "tensor/shape_ops.h"
 
@@ -40,6 +41,22 @@ Embedding::Embedding(Index num_embeddings, Index dim, Index padding, Generator& 
 std::string Embedding::describe() const {
   return fmt::format("Embedding({} x {}{})", weight.size(0), weight.size(1),
                      padding_idx >= 0 ? fmt::format(", padding {}", padding_idx) : "");
+}
+
+void tie_weights(Linear& output, const Embedding& embedding) {
+  const Shape& out = output.weight.shape();
+  const Shape& table = embedding.weight.shape();
+  if (out != table)
+    fail(
+        "tie_weights: the Linear's weight is {} but the Embedding's is {}; an Embedding(V x D) "
+        "ties to a Linear(D -> V)",
+        out, table);
+  if (output.weight.dtype() != embedding.weight.dtype())
+    fail("tie_weights: the Linear's weight is {} but the Embedding's is {}",
+         dtype_name(output.weight.dtype()), dtype_name(embedding.weight.dtype()));
+  // A handle copy: both members now point at one Node. The Linear's registration holds the
+  // address of its member, so it sees the shared tensor too.
+  output.weight = embedding.weight;
 }
 
 }  // namespace attend::nn

@@ -27,4 +27,13 @@ class Embedding : public Module {
   Index padding_idx;
 };
 
+class Linear;
+
+// Weight tying (Press & Wolf 2017; Vaswani et al. 2017, section 3.4; GPT-2): the output
+// layer that scores the V tokens reuses the embedding table, so output.weight [V, D] becomes
+// the very tensor embedding.weight [V, D] (PyTorch: out.weight = emb.weight). It is then
+// one parameter: its gradient sums both uses, and named_parameters() lists it once, under
+// whichever module is registered first. The output keeps its own bias.
+void tie_weights(Linear& output, const Embedding& embedding);
+
 }  // namespace attend::nn

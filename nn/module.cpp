@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 namespace attend::nn {
 
 Tensor& Module::register_parameter(const std::string& name, Tensor& value) {
@@ -28,8 +30,11 @@ void Module::collect(const std::string& prefix,
 }
 
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
-  std::vector<std::pair<std::string, Tensor>> out;
-  collect("", out);
+  std::vector<std::pair<std::string, Tensor>> all, out;
+  collect("", all);
+  std::set<const Node*> seen;  // shared tensors: the first name wins
+  for (auto& [name, p] : all)
+    if (seen.insert(p.node().get()).second) out.emplace_back(std::move(name), std::move(p));
   return out;
 }
 

@@ -32,6 +32,9 @@ class Module {
   Module& operator=(const Module&) = delete;
 
   // Every parameter of this module and its descendants, depth first, with dotted names.
+  // A tensor held by two modules (a tied weight, see tie_weights in nn/embedding.h) is
+  // listed once, under the first name found, as in PyTorch: an optimizer must update it
+  // once, a checkpoint stores it once, and parameter_count counts it once.
   std::vector<std::pair<std::string, Tensor>> named_parameters() const;
   std::vector<Tensor> parameters() const;
   Index parameter_count() const;  // number of scalars

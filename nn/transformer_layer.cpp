@@ -45,8 +45,7 @@ Tensor activate(const Tensor& x, Activation activation) {
     case Activation::gelu:
       return gelu(x);
     case Activation::gelu_tanh:
-      // PyTorch's gelu(x, approximate="tanh"): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-      return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+      return gelu(x, GeluApproximation::tanh);  // PyTorch's gelu(x, approximate="tanh")
   }
   return x;
 }

@@ -185,6 +185,15 @@ NDArray gelu(const NDArray& x) {
   });
 }
 
+// vector_math::tanh, not std::tanh, so that the float32 loop vectorises (no libm call).
+NDArray gelu_tanh(const NDArray& x) {
+  return unary(x, "gelu_tanh", [](auto v) {
+    using T = decltype(v);
+    const T c = T(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);  // sqrt(2/pi)
+    return T(0.5) * v * (1 + vector_math::tanh(c * (v + T(0.044715) * v * v * v)));
+  });
+}
+
 NDArray pow(const NDArray& x, double exponent) {
   if (exponent == 2) return unary(x, "pow", [](auto v) { return v * v; });
   if (exponent == 1) return x.clone();

@@ -27,6 +27,9 @@ NDArray tanh(const NDArray& x);
 NDArray sigmoid(const NDArray& x);  // 1 / (1 + e^-x)
 NDArray relu(const NDArray& x);     // max(x, 0)
 NDArray gelu(const NDArray& x);     // x * Phi(x), Phi the standard normal CDF (exact, with erf)
+// GELU's tanh approximation (Hendrycks & Gimpel 2016, section 2; GPT-2 and BERT use it):
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), within 5e-4 of the exact gelu(x).
+NDArray gelu_tanh(const NDArray& x);
 NDArray pow(const NDArray& x, double exponent);
 NDArray clamp(const NDArray& x, double low, double high);
 

@@ -1,5 +1,6 @@
 #include "nn/optim/schedule.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -56,6 +57,20 @@ double LinearWarmup::operator()(std::int64_t step) const {
   if (step < warmup_steps_)
     return base_lr_ * static_cast<double>(step + 1) / static_cast<double>(warmup_steps_);
   return after_ ? after_(step - warmup_steps_) : base_lr_;
+}
+
+NoamSchedule::NoamSchedule(Index d_model, std::int64_t warmup_steps, double factor)
+    : scale_(factor / std::sqrt(static_cast<double>(d_model))),
+      warmup_(static_cast<double>(warmup_steps)) {
+  check_base_lr(factor, "NoamSchedule", "factor");
+  if (d_model < 1) fail("NoamSchedule: d_model must be >= 1, got {}", d_model);
+  if (warmup_steps < 1) fail("NoamSchedule: warmup_steps must be >= 1, got {}", warmup_steps);
+}
+
+double NoamSchedule::operator()(std::int64_t step) const {
+  check_step(step, "NoamSchedule");
+  const double n = static_cast<double>(step + 1);  // the paper's step_num, counted from 1
+  return scale_ * std::min(1 / std::sqrt(n), n / (warmup_ * std::sqrt(warmup_)));
 }
 
 double apply_schedule(Optimizer& optimizer, const Schedule& schedule) {

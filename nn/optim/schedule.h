@@ -76,6 +76,23 @@ class LinearWarmup {
   Schedule after_;
 };
 
+// The Transformer's schedule (Vaswani et al. 2017, eq. 3; "Noam" after Noam Shazeer, as
+// the Annotated Transformer and tensor2tensor call it):
+//   lr = factor * d_model^-0.5 * min(n^-0.5, n * warmup_steps^-1.5),   n = step + 1
+// The paper counts steps from 1; a schedule here is called with 0 for the first step, hence
+// n = step + 1. It rises linearly to its peak factor * (d_model * warmup_steps)^-0.5 at
+// n = warmup_steps (the same ramp as LinearWarmup to that peak), then decays as n^-0.5.
+// The paper used factor 1, d_model 512, warmup 4000 (a peak of 7.0e-4) with Adam(0.9, 0.98).
+class NoamSchedule {
+ public:
+  NoamSchedule(Index d_model, std::int64_t warmup_steps, double factor = 1.0);
+  double operator()(std::int64_t step) const;
+
+ private:
+  double scale_;  // factor * d_model^-0.5
+  double warmup_;
+};
+
 // Sets the learning rate of the optimizer's next step: schedule(optimizer.steps_taken()).
 // Call it before each step(). Returns the learning rate it set.
 double apply_schedule(Optimizer& optimizer, const Schedule& schedule);

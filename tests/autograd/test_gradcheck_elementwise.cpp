@@ -75,6 +75,11 @@ TEST_CASE("gradcheck: gelu", "[autograd][gradcheck]") {
   check_op("gelu", {{"", [](const Inputs& x) { return gelu(x[0]); }, {{3, 4}}}});
 }
 
+TEST_CASE("gradcheck: gelu_tanh", "[autograd][gradcheck]") {
+  check_op("gelu_tanh",
+           {{"", [](const Inputs& x) { return gelu(x[0], GeluApproximation::tanh); }, {{3, 4}}}});
+}
+
 TEST_CASE("gradcheck: pow", "[autograd][gradcheck]") {
   check_op("pow", {{"exponent 3", [](const Inputs& x) { return pow(x[0], 3); }, {{4}}},
                    {"exponent -0.5",

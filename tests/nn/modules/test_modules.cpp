@@ -233,6 +233,16 @@ TEST_CASE("gradcheck: Linear, Embedding, LayerNorm, an MLP in Sequential", "[nn]
   }
 }
 
+TEST_CASE("GELU is exact by default, the tanh approximation on request", "[nn]") {
+  nn::GELU exact, approx(GeluApproximation::tanh);
+  CHECK(exact.describe() == "GELU(approximate='none')");
+  CHECK(approx.describe() == "GELU(approximate='tanh')");
+  Tensor x = Tensor(f64({1}, {1}), true);  // requires_grad, so that the op is recorded
+  CHECK_THAT(exact(x).item(), Catch::Matchers::WithinAbs(0.8413447460685429, 1e-15));
+  CHECK_THAT(approx(x).item(), Catch::Matchers::WithinAbs(0.8411919906082768, 1e-15));
+  CHECK(approx(x).op() == "gelu_tanh");
+}
+
 TEST_CASE("an MLP overfits one batch", "[nn]") {
   Generator gen(7);
   TwoLayer model(gen);

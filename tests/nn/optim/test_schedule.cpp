@@ -58,6 +58,31 @@ TEST_CASE("LinearWarmup then cosine: the wrapped schedule starts after the warmu
   CHECK(schedule(60) == 0.0);
 }
 
+TEST_CASE("NoamSchedule: d^-0.5 min(n^-0.5, n w^-1.5), n = step + 1", "[optim]") {
+  // d_model 16, warmup 4, factor 2: scale = 2 / 4 = 0.5. The peak at n = 4 (step 3) is
+  // 2 * (16 * 4)^-0.5 = 0.25; the ramp before it is 0.25 n / 4, the decay 0.25 sqrt(4 / n).
+  optim::NoamSchedule schedule(16, 4, 2.0);
+  CHECK_THAT(schedule(0), WithinAbs(0.0625, 1e-15));
+  CHECK_THAT(schedule(1), WithinAbs(0.125, 1e-15));
+  CHECK_THAT(schedule(2), WithinAbs(0.1875, 1e-15));
+  CHECK_THAT(schedule(3), WithinAbs(0.25, 1e-15));     // the peak
+  CHECK_THAT(schedule(15), WithinAbs(0.125, 1e-15));   // n = 16: 0.25 * sqrt(4 / 16)
+  CHECK_THAT(schedule(63), WithinAbs(0.0625, 1e-15));  // n = 64
+  for (std::int64_t step = 0; step < 40; ++step) CHECK(schedule(step) <= schedule(3));
+  // The paper's setting: d_model 512, warmup 4000, peak (512 * 4000)^-0.5 = 6.9877e-4.
+  CHECK_THAT(optim::NoamSchedule(512, 4000)(3999), WithinAbs(6.98771242e-4, 1e-12));
+  // Its warmup is LinearWarmup to the same peak.
+  optim::LinearWarmup ramp(0.25, 4);
+  for (std::int64_t step = 0; step < 4; ++step)
+    CHECK_THAT(schedule(step), WithinAbs(ramp(step), 1e-15));
+  CHECK_THAT(error_message([] { optim::NoamSchedule(16, 0); }),
+             Contains("NoamSchedule: warmup_steps must be >= 1, got 0"));
+  CHECK_THAT(error_message([] { optim::NoamSchedule(0, 4); }),
+             Contains("NoamSchedule: d_model must be >= 1, got 0"));
+  CHECK_THAT(error_message([] { optim::NoamSchedule(16, 4)(-1); }),
+             Contains("NoamSchedule: the step must be >= 0, got -1"));
+}
+
 TEST_CASE("apply_schedule sets the learning rate of the next step", "[optim]") {
   // Constant gradient 1 and StepLR(0.1, 2, 0.5): steps use 0.1, 0.1, 0.05, 0.05, so
   // p = 0 - 0.1 - 0.1 - 0.05 - 0.05 = -0.3.
