@@ -15,20 +15,6 @@ namespace {
 using data::Vocabulary;
 using nn::Mask;
 
-// The paper's table (section 3.5): PE(pos, 2i) = sin(pos / 10000^(2i/D)),
-// PE(pos, 2i+1) = cos(pos / 10000^(2i/D)).
-Tensor sinusoid_table(Index length, Index d_model) {
-  NDArray table = NDArray::zeros({length, d_model});
-  float* p = table.data<float>();
-  for (Index pos = 0; pos < length; ++pos)
-    for (Index j = 0; j < d_model; ++j) {
-      const double angle =
-          static_cast<double>(pos) / std::pow(10000.0, static_cast<double>(j - j % 2) / d_model);
-      p[pos * d_model + j] = static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
-    }
-  return Tensor(table);
-}
-
 // Part `i` of a packed [B, 2N, H, T, d_k] tensor: [B, H, T, d_k].
 Tensor part(const Tensor& packed, Index i) {
   return squeeze(slice(packed, 1, i, i + 1), 1);
@@ -85,12 +71,14 @@ TransformerSeq2Seq::TransformerSeq2Seq(const TransformerSizes& sizes, Generator&
   register_module("source_embedding", source_embedding);
   register_module("target_embedding", target_embedding);
   if (sizes.positions == Positions::kSinusoidal)
-    sinusoids_ = sinusoid_table(sizes.max_length, sizes.d_model);
+    sinusoids_ = nn::sinusoidal_positions(sizes.max_length, sizes.d_model);
   if (sizes.positions == Positions::kLearned) {
-    source_positions = nn::init::normal({sizes.max_length, sizes.d_model}, 0.02, gen);
-    target_positions = nn::init::normal({sizes.max_length, sizes.d_model}, 0.02, gen);
-    register_parameter("source_positions", source_positions);
-    register_parameter("target_positions", target_positions);
+    source_positions =
+        std::make_unique<nn::LearnedPositionalEmbedding>(sizes.max_length, sizes.d_model, gen);
+    target_positions =
+        std::make_unique<nn::LearnedPositionalEmbedding>(sizes.max_length, sizes.d_model, gen);
+    register_module("source_positions", *source_positions);
+    register_module("target_positions", *target_positions);
   }
   for (Index l = 0; l < sizes.layers; ++l) {
     encoder_layers.push_back(std::make_unique<nn::TransformerEncoderLayer>(
@@ -108,6 +96,10 @@ TransformerSeq2Seq::TransformerSeq2Seq(const TransformerSizes& sizes, Generator&
     register_module("encoder.norm", *encoder_norm);
     register_module("decoder.norm", *decoder_norm);
   }
+  // Tied, the output scores a token by the dot product of the decoder's vector with the
+  // token's own embedding (section 3.4); registered after the embedding, the shared matrix
+  // is listed (and counted) once, as target_embedding.weight.
+  if (sizes.tie_output) nn::tie_weights(output, target_embedding);
   register_module("output", output);
 }
 
@@ -120,7 +112,7 @@ Tensor TransformerSeq2Seq::embed(const Tensor& ids, bool source, Index start) {
   Tensor x = embedding(ids) * std::sqrt(static_cast<double>(sizes_.d_model));  // section 3.4
   Tensor table = sizes_.positions == Positions::kSinusoidal ? sinusoids_
                  : sizes_.positions == Positions::kLearned
-                     ? (source ? source_positions : target_positions)
+                     ? (source ? source_positions : target_positions)->weight
                      : Tensor();
   if (!table.defined()) return x;
   if (table.dtype() != x.dtype()) table = to_dtype(table, x.dtype());

@@ -21,6 +21,7 @@
 #include "nn/embedding.h"
 #include "nn/layer_norm.h"
 #include "nn/linear.h"
+#include "nn/positional_encoding.h"
 #include "nn/transformer_layer.h"
 #include "seq/model.h"
 
@@ -82,8 +83,8 @@ class TransformerSeq2Seq : public Seq2SeqModel {
   bool use_cache = true;  // step(): the key/value cache, or recompute the whole prefix
 
   nn::Embedding source_embedding, target_embedding;
-  // Learned positions: [max_length, D] each, N(0, 0.02^2) (GPT-2); undefined otherwise.
-  Tensor source_positions, target_positions;
+  // Learned positions, [max_length, D] each (only with Positions::kLearned).
+  std::unique_ptr<nn::LearnedPositionalEmbedding> source_positions, target_positions;
   std::vector<std::unique_ptr<nn::TransformerEncoderLayer>> encoder_layers;
   std::vector<std::unique_ptr<nn::TransformerDecoderLayer>> decoder_layers;
   // Pre-norm leaves the last layer's output un-normalised: a final LayerNorm on each side
@@ -95,7 +96,7 @@ class TransformerSeq2Seq : public Seq2SeqModel {
   // E ids * sqrt(D) + the positions start .. start + T - 1: [B, T] -> [B, T, D].
   Tensor embed(const Tensor& ids, bool source, Index start);
   TransformerSizes sizes_;
-  Tensor sinusoids_;  // [max_length, D], not a parameter
+  Tensor sinusoids_;  // nn::sinusoidal_positions(max_length, D): not a parameter
 };
 
 // A tiny model for gradchecks and tests (D 8, 2 heads, 1+1 layers, d_ff 12, no dropout).

@@ -43,6 +43,8 @@ struct Options : seq::DateTrainingFlags {
            app::one_of({"sinusoidal", "learned", "none"}));
   bool norm_first = flag(norm_first, "norm-first", false,
                          "pre-norm layers (GPT-2) instead of the paper's post-norm");
+  bool tie = flag(tie, "tie", false,
+                  "the output layer shares the target embedding's matrix (section 3.4)");
   std::string schedule = flag(schedule, "schedule", "noam",
                               "learning rate: noam (eq. 3: warm-up, then 1/sqrt(step), peak --lr), "
                               "warmup (warm-up, then --lr) or constant",

@@ -17,19 +17,18 @@ seq::TransformerSizes transformer_sizes(const seq::DateTask& task, const Options
           .max_length = 64,  // the longest date is 40 characters
           .dropout = o.dropout,
           .norm_first = o.norm_first,
-          .positions = seq::parse_positions(o.positions)};
+          .positions = seq::parse_positions(o.positions),
+          .tie_output = o.tie};
 }
 
 optim::Schedule learning_rate_schedule(const Options& o) {
-  const double peak = o.lr, warmup = static_cast<double>(o.warmup);
+  const double peak = o.lr;
   if (o.schedule == "constant") return [peak](std::int64_t) { return peak; };
   if (o.schedule == "warmup") return optim::LinearWarmup(peak, o.warmup);
-  // Eq. 3, lrate = d^-0.5 min(n^-0.5, n warmup^-1.5) at step n = 1, 2, ..., scaled so that
-  // its peak (at n = warmup) is --lr instead of d^-0.5 warmup^-0.5.
-  return [peak, warmup](std::int64_t step) {
-    const double n = static_cast<double>(step + 1);
-    return peak * std::min(n / warmup, std::sqrt(warmup / n));
-  };
+  // Eq. 3, lrate = factor d^-0.5 min(n^-0.5, n warmup^-1.5), with the factor that puts its
+  // peak (at n = warmup, factor (d warmup)^-0.5) at --lr.
+  const double factor = peak * std::sqrt(static_cast<double>(o.d_model * o.warmup));
+  return optim::NoamSchedule(o.d_model, o.warmup, factor);
 }
 
 void describe_model(app::Transcript& t, seq::TransformerSeq2Seq& model, const Options& o) {

@@ -53,6 +53,22 @@ TEST_CASE("gradcheck of the whole Transformer, with padding", "[lesson11][gradch
   }
 }
 
+TEST_CASE("gradcheck of the Transformer with its output tied to the embedding",
+          "[lesson11][gradcheck]") {
+  Generator gen(9);
+  TransformerSizes s = tiny(Positions::kSinusoidal, false);
+  s.tie_output = true;
+  TransformerSeq2Seq model(s, gen);
+  model.to(kFloat64);
+  const GradcheckResult r = gradcheck_model(model, tiny_batch(kVocabulary));
+  INFO(r.report);
+  CHECK(r.ok);
+  CHECK(model.output.weight.same_as(model.target_embedding.weight));
+  s.tie_output = false;
+  TransformerSeq2Seq untied(s, gen);
+  CHECK(untied.parameter_count() - model.parameter_count() == kVocabulary * s.d_model);
+}
+
 TEST_CASE("teacher forcing in one pass equals the steps one at a time", "[lesson11]") {
   for (bool use_cache : {true, false}) {
     Generator gen(4);
