@@ -26,7 +26,7 @@ using seq::Decoded;
 // this lesson's own. A Transformer learns the dates in more epochs than lesson 07's RNNsearch
 // (which has recurrence and so the order of the characters built in): up to 20.
 struct Options : seq::DateTrainingFlags {
-  Options() : DateTrainingFlags({.epochs = 20, .seconds = 150, .lr = 5e-3}) {}
+  Options() : DateTrainingFlags({.epochs = 20, .seconds = 300, .lr = 5e-3}) {}
 
   Index d_model = flag(d_model, "d-model", 64, "d_model, the width of every position's vector",
                        app::at_least<Index>(1));
@@ -59,7 +59,7 @@ struct Options : seq::DateTrainingFlags {
            "train lesson 07's RNNsearch (its default sizes) in the same run, to compare");
   bool ablations = flag(ablations, "ablations", false,
                         "train the ablations (no positions, 1 head, pre-norm, no warm-up) too");
-  double ablation_seconds = flag(ablation_seconds, "ablation-seconds", 40,
+  double ablation_seconds = flag(ablation_seconds, "ablation-seconds", 60,
                                  "time budget of each ablation's training", app::above(0.0));
   std::string out = flag(out, "out", "output/11_transformer",
                          "folder for summary.txt, the CSV files and the plots");
