@@ -86,15 +86,16 @@ void run_ablations(app::Transcript& t, const seq::DateTask& task, const Options&
       {"--schedule warmup", [](Options& a) { a.schedule = "warmup"; }},
   };
   t.say(
-      "Each row trains the model of this run's flags with one flag changed, for at most {} s\n"
-      "(--ablation-seconds) and {} epochs, with the same seed, and scores it on the test "
+      "Each row trains the model of this run's flags with one flag changed, for {} epochs\n"
+      "(--ablation-epochs; at most {} s each), with the same seed, and scores it on the test\n"
       "dates.\n\n",
-      o.ablation_seconds, o.epochs);
+      o.ablation_epochs, o.ablation_seconds);
   t.say("  {:22} {:>10} {:>7} {:>16} {:>11} {:>13} {:>12}\n", "flags", "parameters", "epochs",
         "training time", "exact match", "best head", "last layer");
   for (const Ablation& ablation : ablations) {
     Options a = o;
     a.seconds = o.ablation_seconds;
+    a.epochs = o.ablation_epochs;
     ablation.change(a);
     Generator gen(a.seed);
     seq::TransformerSeq2Seq model(transformer_sizes(task, a), gen);

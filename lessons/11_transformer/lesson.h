@@ -59,8 +59,11 @@ struct Options : seq::DateTrainingFlags {
            "train lesson 07's RNNsearch (its default sizes) in the same run, to compare");
   bool ablations = flag(ablations, "ablations", false,
                         "train the ablations (no positions, 1 head, pre-norm, no warm-up) too");
-  double ablation_seconds = flag(ablation_seconds, "ablation-seconds", 60,
-                                 "time budget of each ablation's training", app::above(0.0));
+  int ablation_epochs = flag(ablation_epochs, "ablation-epochs", 5,
+                             "epochs of each ablation's training", app::at_least(1));
+  double ablation_seconds =
+      flag(ablation_seconds, "ablation-seconds", 120,
+           "time budget of each ablation's training (a safety net)", app::above(0.0));
   std::string out = flag(out, "out", "output/11_transformer",
                          "folder for summary.txt, the CSV files and the plots");
 };
@@ -139,7 +142,8 @@ ModelScores train_bahdanau(app::Transcript& t, const seq::DateTask& task, const 
 void compare_models(app::Transcript& t, const ModelScores& transformer, const ModelScores& rnn);
 
 // Section 6: each ablation is the default model with one flag changed, trained for
-// --ablation-seconds; one row each, the default model's first.
+// --ablation-epochs (the same number of steps for every row, whatever the machine's load);
+// one row each, the default model's first.
 void run_ablations(app::Transcript& t, const seq::DateTask& task, const Options& o);
 
 }  // namespace attend::lesson11
