@@ -34,6 +34,7 @@
 #include "nn/attention_mask.h"
 #include "nn/conv.h"
 #include "nn/embedding.h"
+#include "nn/fused_attention.h"
 #include "nn/gru.h"
 #include "nn/init.h"
 #include "nn/layer_norm.h"

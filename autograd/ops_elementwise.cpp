@@ -7,6 +7,7 @@
 #include "autograd/ops.h"
 #include "tensor/elementwise.h"
 #include "tensor/reduce.h"
+#include "tensor/vector_math.h"
 
 namespace attend {
 namespace {
@@ -133,9 +134,10 @@ Tensor gelu(const Tensor& x) {
   return make_op("gelu", gelu(xv), {x}, [xv](const NDArray& g) -> Grads {
     return {map(g, xv, [](auto g, auto x) {
       using T = decltype(x);
-      const T cdf = T(0.5) * (1 + std::erf(x * T(std::numbers::sqrt2 / 2)));
-      const T pdf =
-          std::exp(T(-0.5) * x * x) * T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+      // vector_math: calls to libm's erf and exp would keep this loop scalar.
+      const T cdf = T(0.5) * (1 + vector_math::erf(x * T(std::numbers::sqrt2 / 2)));
+      const T pdf = vector_math::exp(T(-0.5) * x * x) *
+                    T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
       return g * (cdf + x * pdf);
     })};
   });

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/ops.h"
+#include "nn/fused_attention.h"
 #include "nn/init.h"
 #include "nn/scaled_dot_product_attention.h"
 
@@ -122,10 +123,37 @@ MhaOutput MultiheadAttention::forward(const Tensor& query, const Tensor& key, co
     mask = mask.combined_with(causal_mask(Tq));
   }
 
+  // Nobody reads the weights, nothing to drop out, no mask but the causal one: the fused op
+  // (fused_attention.h) gives the same numbers for less time and memory.
+  const bool dropping = dropout > 0 && is_training();
+  if (!args.need_weights && !dropping && !args.attn_mask.defined() &&
+      !args.key_padding_mask.defined()) {
+    const bool self_attention = query.node() == key.node() && key.node() == value.node();
+    Tensor context = attend_fused(q_in, k_in, v_in, self_attention, args.is_causal);
+    return {from_batch_first(out_proj(context)), Tensor()};
+  }
   MhaOutput out = attend_heads(project(q_in, 0), project(k_in, 1), project(v_in, 2), mask,
                                args.need_weights, args.average_attn_weights);
   out.output = from_batch_first(out.output);
   return out;
+}
+
+Tensor MultiheadAttention::attend_fused(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in,
+                                        bool self_attention, bool is_causal) const {
+  const FusedAttentionOptions options{.is_causal = is_causal};
+  // Self-attention (one tensor as query, key and value, as PyTorch tests with `is`): one
+  // product with the whole in_proj_weight gives queries, keys and values side by side.
+  if (self_attention)
+    return fused_self_attention(linear(q_in, in_proj_weight, in_proj_bias), num_heads, options);
+  auto project_part = [&](const Tensor& x, int part) {
+    const Index E = embed_dim;
+    Tensor weight = slice(in_proj_weight, 0, part * E, (part + 1) * E);
+    Tensor bias =
+        in_proj_bias.defined() ? slice(in_proj_bias, 0, part * E, (part + 1) * E) : Tensor();
+    return linear(x, weight, bias);  // [B, T, E]: the heads side by side
+  };
+  return fused_attention(project_part(q_in, 0), project_part(k_in, 1), project_part(v_in, 2),
+                         num_heads, options);
 }
 
 MhaOutput MultiheadAttention::forward_step(const Tensor& x, KeyValueCache& cache,

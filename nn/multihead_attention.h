@@ -91,6 +91,11 @@ class MultiheadAttention : public Module {
   // Attention of projected heads, merged and through out_proj: [B, Tq, E], weights per head.
   MhaOutput attend_heads(const Tensor& q, const Tensor& k, const Tensor& v, const Mask& mask,
                          bool need_weights, bool average);
+  // The fused path of forward() (need_weights false, no dropout, at most a causal mask):
+  // [B, T, E] inputs -> context [B, Tq, E] before out_proj. self_attention: the three are
+  // one tensor, projected by one product.
+  Tensor attend_fused(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in,
+                      bool self_attention, bool is_causal) const;
   Tensor to_batch_first(const Tensor& x, std::string_view what) const;
   Tensor from_batch_first(const Tensor& x) const;
 };

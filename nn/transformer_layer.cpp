@@ -79,6 +79,7 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Mask& src_mask,
   auto attend_to_self = [&](const Tensor& x) {
     MhaOutput out = self_attn(x, x, x,
                               {.key_padding_mask = src_key_padding_mask,
+                               .need_weights = options_.need_weights,
                                .attn_mask = src_mask,
                                .average_attn_weights = false,
                                .is_causal = is_causal});
@@ -144,6 +145,7 @@ Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
   auto attend_to_self = [&](const Tensor& x) {
     MhaOutput out = self_attn(x, x, x,
                               {.key_padding_mask = masks.tgt_key_padding_mask,
+                               .need_weights = options_.need_weights,
                                .attn_mask = masks.tgt_mask,
                                .average_attn_weights = false,
                                .is_causal = masks.tgt_is_causal});
@@ -153,6 +155,7 @@ Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
   auto attend_to_memory = [&](const Tensor& x) {
     MhaOutput out = multihead_attn(x, memory, memory,
                                    {.key_padding_mask = masks.memory_key_padding_mask,
+                                    .need_weights = options_.need_weights,
                                     .attn_mask = masks.memory_mask,
                                     .average_attn_weights = false});
     cross_attention_weights = out.weights;

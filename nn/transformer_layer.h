@@ -34,6 +34,10 @@ struct TransformerLayerOptions {
   bool batch_first = false;  // [T, B, E] by default, as PyTorch; true: [B, T, E]
   bool norm_first = false;   // false: post-norm (the paper); true: pre-norm (GPT-2)
   bool bias = true;
+  // Keep the attention weights of each forward (self_attention_weights, ...) for reading
+  // maps. false: do not keep them, as PyTorch's layers (need_weights=False); attention then
+  // takes MultiheadAttention's fused path (fused_attention.h), faster for training.
+  bool need_weights = true;
 };
 
 class TransformerEncoderLayer : public Module {

@@ -181,7 +181,7 @@ NDArray relu(const NDArray& x) {
 NDArray gelu(const NDArray& x) {
   return unary(x, "gelu", [](auto v) {
     using T = decltype(v);
-    return T(0.5) * v * (1 + std::erf(v * T(std::numbers::sqrt2 / 2)));
+    return T(0.5) * v * (1 + vector_math::erf(v * T(std::numbers::sqrt2 / 2)));
   });
 }
 

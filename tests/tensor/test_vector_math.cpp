@@ -1,4 +1,4 @@
-// The float32 exp, tanh and sigmoid of tensor/vector_math.h against double precision.
+// The float32 exp, tanh, sigmoid and erf of tensor/vector_math.h against double precision.
 #include <cmath>
 
 #include "support.h"
@@ -29,6 +29,20 @@ TEST_CASE("vector math: exp, tanh, sigmoid within 3 ulp over the float range", "
   CHECK(worst_exp <= 2);
   CHECK(worst_tanh <= 2);
   CHECK(worst_sigmoid <= 3);
+}
+
+TEST_CASE("vector math: erf within 3 ulp", "[tensor]") {
+  double worst = 0;
+  // Dense near 0 (relative accuracy of tiny values) and over both branches up to where erf
+  // rounds to 1.
+  for (float x = -6.0f; x < 6.0f; x += std::max(std::abs(x) * 1e-4f, 1e-6f))
+    worst = std::max(worst, ulps(vector_math::erf(x), std::erf(double{x})));
+  INFO("worst ulp: erf " << worst);
+  CHECK(worst <= 3);
+  CHECK(vector_math::erf(0.0f) == 0.0f);
+  CHECK(vector_math::erf(INFINITY) == 1.0f);
+  CHECK(vector_math::erf(-INFINITY) == -1.0f);
+  CHECK(std::isnan(vector_math::erf(NAN)));
 }
 
 TEST_CASE("vector math: special values", "[tensor]") {
