@@ -23,6 +23,12 @@ struct Encoded {
   Tensor initial_state;  // s_0 [B, n]
 };
 
+// All T steps of the decoder under teacher forcing.
+struct DecoderSteps {
+  Tensor features;  // [B, T, F]
+  Tensor weights;   // attention: [B, T, S]; undefined without attention
+};
+
 // One step of the decoder.
 struct DecoderStep {
   Tensor state;     // s_i [B, n]
@@ -43,6 +49,11 @@ class Seq2SeqModel : public nn::Module {
   // matrix product instead of T small ones (the largest one of a word-level model).
   virtual Tensor output_layer(const Tensor& features) = 0;
   virtual bool has_attention() const = 0;
+  // Teacher forcing: every step fed the true previous token, decoder_input [B, T] int64
+  // (<bos> y_1 ... y_{T-1}). The default runs step() T times, each waiting for the state of
+  // the one before. A decoder without a recurrent state (the Transformer, whose steps read
+  // only the previous tokens) overrides it with one pass over all T positions at once.
+  virtual DecoderSteps decode_all(const Encoded& encoded, const Tensor& decoder_input);
 };
 
 // The rows `rows` (int64 [K]) of every tensor of `encoded`: beam search runs K hypotheses of

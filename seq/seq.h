@@ -11,6 +11,7 @@
 //   date_training.h     training on dates: length-sorted batches, early stopping on exact match
 //   date_evaluation.h   scoring on dates: exact match, by length and format, heatmap labels
 //   rnnsearch.h         RNNsearch (Bahdanau et al. 2015)
+//   transformer_seq2seq.h  the encoder-decoder Transformer (Vaswani et al. 2017)
 #pragma once
 
 #include "seq/batch.h"
@@ -24,3 +25,4 @@
 #include "seq/teacher_forcing.h"
 #include "seq/training.h"
 #include "seq/training_report.h"
+#include "seq/transformer_seq2seq.h"

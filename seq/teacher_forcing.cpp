@@ -6,28 +6,12 @@
 #include "nn/loss.h"
 
 namespace attend::seq {
-namespace {
-
-// Column i of an int64 [B, T] tensor, as [B]: the tokens fed at step i.
-Tensor column(const Tensor& tokens, Index i) {
-  return squeeze(slice(tokens, 1, i, i + 1), 1);
-}
-
-}  // namespace
 
 TeacherForced teacher_forced(Seq2SeqModel& model, const Batch& batch) {
-  Encoded encoded = model.encode(batch.source, batch.source_mask);
-  Tensor state = encoded.initial_state;
-  std::vector<Tensor> features, weights;
-  for (Index i = 0; i < batch.decoder_input.size(1); ++i) {
-    // The true y_{i-1}, whatever the model would have guessed.
-    DecoderStep step = model.step(encoded, state, column(batch.decoder_input, i));
-    state = step.state;
-    features.push_back(step.features);
-    if (step.weights.defined()) weights.push_back(step.weights);
-  }
+  const Encoded encoded = model.encode(batch.source, batch.source_mask);
+  DecoderSteps steps = model.decode_all(encoded, batch.decoder_input);
   // The output layer once for all steps: [B, T, F] -> [B, T, V].
-  return {model.output_layer(stack(features, 1)), weights.empty() ? Tensor() : stack(weights, 1)};
+  return {model.output_layer(steps.features), steps.weights};
 }
 
 Tensor sequence_loss(const Tensor& logits, const Tensor& target) {

@@ -44,6 +44,7 @@ TrainingResult train(Seq2SeqModel& model, const std::function<std::vector<Batch>
     if (epoch > 1) epoch_batches = batches();  // a new order every epoch
     progress.start_epoch();
     for (const Batch& batch : epoch_batches) {
+      if (options.schedule) optim::apply_schedule(adam, options.schedule);
       adam.zero_grad();
       Tensor loss = sequence_loss(teacher_forced(model, batch).logits, batch.target);
       const double value = loss.item();

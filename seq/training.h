@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "nn/optim/schedule.h"
 #include "seq/model.h"
 
 namespace attend::seq {
@@ -14,6 +15,9 @@ struct TrainingOptions {
   int max_epochs = 30;
   double seconds = 60;  // stop after this much training time (checked after every step)
   double learning_rate = 3e-3;
+  // The learning rate of every step (e.g. warm-up, optim::NoamSchedule); if empty,
+  // learning_rate throughout.
+  optim::Schedule schedule = {};
   double clip_norm = 1.0;          // global gradient norm (Bahdanau et al. 2015 clip at 1)
   double stop_at = 2.0;            // stop once the validation score reaches this (above 1: never)
   std::string log_path = "";       // CSV of every epoch; "" for none
@@ -30,8 +34,8 @@ struct TrainingResult {
   bool out_of_time = false;
 };
 
-// Adam with a constant learning rate and gradient-norm clipping, on the loss of teacher
-// forcing. `batches` gives one epoch's batches; `validate` scores the model (e.g. exact
+// Adam with a constant (or scheduled) learning rate and gradient-norm clipping, on the loss of
+// teacher forcing. `batches` gives one epoch's batches; `validate` scores the model (e.g. exact
 // match) after each epoch.
 TrainingResult train(Seq2SeqModel& model, const std::function<std::vector<Batch>()>& batches,
                      const std::function<double()>& validate, const TrainingOptions& options);
