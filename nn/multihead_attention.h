@@ -33,23 +33,23 @@ struct MultiheadAttentionOptions {
 
 // The arguments of PyTorch's forward() after query, key and value.
 struct MhaForward {
-  Mask key_padding_mask;  // [B, Tk]: Mask::blocked(is_padding) hides padded keys
+  Mask key_padding_mask{};  // [B, Tk]: Mask::blocked(is_padding) hides padded keys
   bool need_weights = true;
-  Mask attn_mask;  // [Tq, Tk], or [B * H, Tq, Tk] for a mask per batch element and head
+  Mask attn_mask{};  // [Tq, Tk], or [B * H, Tq, Tk] for a mask per batch element and head
   bool average_attn_weights = true;  // weights [B, Tq, Tk] averaged over heads, or per head
   bool is_causal = false;            // adds causal_mask(Tq)
 };
 
 struct MhaOutput {
-  Tensor output;   // like the query: [Tq, B, E] or [B, Tq, E]
-  Tensor weights;  // [B, Tq, Tk] or [B, H, Tq, Tk]; in the graph; undefined if not needed
+  Tensor output{};   // like the query: [Tq, B, E] or [B, Tq, E]
+  Tensor weights{};  // [B, Tq, Tk] or [B, H, Tq, Tk]; in the graph; undefined if not needed
 };
 
 // Keys and values already projected and split into heads, [B, H, T, d_k]: what a decoder
 // keeps between steps so that each new position costs one row of attention, not T.
 struct KeyValueCache {
-  Tensor keys;
-  Tensor values;
+  Tensor keys{};
+  Tensor values{};
   Index length() const { return keys.defined() ? keys.size(2) : 0; }
 };
 

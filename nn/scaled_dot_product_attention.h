@@ -25,7 +25,7 @@
 namespace attend::nn {
 
 struct SdpaOptions {
-  Mask attn_mask;                  // broadcasts to [..., Tq, Tk]
+  Mask attn_mask{};                // broadcasts to [..., Tq, Tk]
   double dropout_p = 0;            // on the weights; pass 0 in evaluation
   bool is_causal = false;          // adds causal_mask(Tq) (then Tq must equal Tk)
   double scale = 0;                // 0 means 1 / sqrt(D)

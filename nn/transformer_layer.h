@@ -67,18 +67,18 @@ class TransformerEncoderLayer : public Module {
 };
 
 struct DecoderMasks {
-  Mask tgt_mask;                 // [T, T], e.g. causal_mask(T)
-  Mask memory_mask;              // [T, S]
-  Mask tgt_key_padding_mask;     // [B, T]
-  Mask memory_key_padding_mask;  // [B, S]
-  bool tgt_is_causal = false;    // adds causal_mask(T) to tgt_mask
+  Mask tgt_mask{};                 // [T, T], e.g. causal_mask(T)
+  Mask memory_mask{};              // [T, S]
+  Mask tgt_key_padding_mask{};     // [B, T]
+  Mask memory_key_padding_mask{};  // [B, S]
+  bool tgt_is_causal = false;      // adds causal_mask(T) to tgt_mask
 };
 
 // What a decoder layer keeps between decoding steps.
 struct DecoderLayerCache {
-  KeyValueCache self;    // grows by one position per step
-  KeyValueCache memory;  // the memory projected once (start_decoding)
-  Mask memory_key_padding_mask;
+  KeyValueCache self{};    // grows by one position per step
+  KeyValueCache memory{};  // the memory projected once (start_decoding)
+  Mask memory_key_padding_mask{};
 };
 
 class TransformerDecoderLayer : public Module {
