@@ -37,9 +37,11 @@ if(WAY STREQUAL "find_package")
   endif()
   list(APPEND configure -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${SCRATCH}/prefix)
 else()
-  # Debug with its -g dropped: no optimisation and no debug information, the cheapest build.
+  # The cheapest build of attend's sources: Debug with its -g dropped (no optimisation, no
+  # debug information), and attend's unity build (ATTEND_UNITY_BUILD), which compiles each
+  # library as a few large files: 85 CPU-seconds instead of 240, measured.
   list(APPEND configure -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0
-       -DATTEND_SOURCE_DIR=${SOURCE_DIR})
+       -DATTEND_UNITY_BUILD=ON -DATTEND_SOURCE_DIR=${SOURCE_DIR})
 endif()
 
 step("configuring" ${CMAKE_COMMAND} ${configure})
