@@ -21,8 +21,9 @@ run_suite() {  # run_suite <build dir> <cmake options...>
   ctest --test-dir "$dir" --no-tests=error --output-on-failure -j "$jobs"
 }
 
-# Both builds compile the libraries as unity builds (ATTEND_UNITY_BUILD, a third of the CPU
-# time); the lessons and tests use a precompiled attend.h (ATTEND_PCH, on by default).
+# Both builds are unity builds (ATTEND_UNITY_BUILD: the libraries, lessons and tests compile
+# a few files at a time); the lessons and tests also start from a precompiled attend.h
+# (ATTEND_PCH, on by default).
 run_suite build -DCMAKE_BUILD_TYPE=Release -DATTEND_UNITY_BUILD=ON || status=1
 if [ "${1:-}" != "--fast" ]; then
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1

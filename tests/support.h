@@ -41,4 +41,17 @@ std::string error_message(F&& f) {
   return "";
 }
 
+// Parameters of a module appended to gradcheck's inputs (they are the tensors it perturbs).
+inline std::vector<Tensor> with_parameters(std::vector<Tensor> inputs, const nn::Module& m) {
+  for (const Tensor& p : m.parameters()) inputs.push_back(p);
+  return inputs;
+}
+
+// Sets the kernels' thread count for one scope and restores it after.
+struct ThreadCount {
+  int saved = num_threads();
+  explicit ThreadCount(int n) { set_num_threads(n); }
+  ~ThreadCount() { set_num_threads(saved); }
+};
+
 }  // namespace attend::testing

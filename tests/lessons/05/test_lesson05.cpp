@@ -22,11 +22,6 @@ Tensor key_mask() {
   return Tensor(f64({1, 1, 1, 1, 1, 1, 1, 0, 0, 0}, {2, 5}));
 }
 
-std::vector<Tensor> with_parameters(std::vector<Tensor> inputs, const nn::Module& m) {
-  for (const Tensor& p : m.parameters()) inputs.push_back(p);
-  return inputs;
-}
-
 }  // namespace
 
 TEST_CASE("the worked example: every score by hand", "[lesson05]") {

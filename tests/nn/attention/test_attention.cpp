@@ -16,11 +16,6 @@ Tensor key_mask() {
   return Tensor(f64({1, 1, 1, 1, 1, 1, 0, 0}, {2, 4}));
 }
 
-std::vector<Tensor> with_parameters(std::vector<Tensor> inputs, const nn::Module& m) {
-  for (const Tensor& p : m.parameters()) inputs.push_back(p);
-  return inputs;
-}
-
 }  // namespace
 
 TEST_CASE("masked softmax: rows sum to 1 and masked keys get exactly 0", "[nn]") {

@@ -41,13 +41,6 @@ struct ConvCase {
   bool bias;
 };
 
-// Restores the number of threads when a test ends (even by an exception).
-struct ThreadCount {
-  int saved = num_threads();
-  explicit ThreadCount(int n) { set_num_threads(n); }
-  ~ThreadCount() { set_num_threads(saved); }
-};
-
 bool bitwise_equal(const NDArray& a, const NDArray& b) {
   return a.shape() == b.shape() && a.dtype() == b.dtype() && a.to_vector() == b.to_vector();
 }

@@ -81,17 +81,6 @@ Tensor flat(std::initializer_list<Tensor> parts) {
   return concat(pieces, 0);
 }
 
-struct ThreadCount {
-  int saved = num_threads();
-  explicit ThreadCount(int n) { set_num_threads(n); }
-  ~ThreadCount() { set_num_threads(saved); }
-};
-
-std::vector<Tensor> with_parameters(std::vector<Tensor> inputs, const nn::Module& m) {
-  for (const Tensor& p : m.parameters()) inputs.push_back(p);
-  return inputs;
-}
-
 }  // namespace
 
 // ---- cells ---------------------------------------------------------------------------------

@@ -34,12 +34,6 @@ struct Encoder : nn::Module {
   }
 };
 
-// Parameters of a module as gradcheck inputs (they are the tensors gradcheck perturbs).
-std::vector<Tensor> with_parameters(std::vector<Tensor> inputs, const nn::Module& m) {
-  for (const Tensor& p : m.parameters()) inputs.push_back(p);
-  return inputs;
-}
-
 }  // namespace
 
 TEST_CASE("modules name their parameters hierarchically", "[nn]") {

@@ -6,16 +6,12 @@
 #include "support.h"
 
 using namespace attend;
+using namespace attend::testing;
 using attend::testing::check_close;
 using attend::testing::f64;
 using Catch::Matchers::Contains;
 
 namespace {
-
-std::vector<Tensor> with_parameters(std::vector<Tensor> inputs, const nn::Module& m) {
-  for (const Tensor& p : m.parameters()) inputs.push_back(p);
-  return inputs;
-}
 
 // Zero every Linear and projection: each sub-layer then outputs exactly 0.
 void silence(nn::Module& layer) {
