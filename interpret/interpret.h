@@ -7,6 +7,7 @@
 //   localisation.h  captioning attention over grid cells against the objects' boxes
 //   pointing.h      a pixel map scored against the true boxes: the pointing game (Zhang et
 //                   al. 2016), its random baseline, the share of the map's mass inside the boxes
+//   relevance.h     gradient-weighted attention relevance (Chefer et al. 2021b)
 //   rollout.h       attention rollout and attention flow across layers (Abnar & Zuidema 2020),
 //                   heads fused by mean, max or min
 #pragma once
@@ -15,4 +16,5 @@
 #include "interpret/cam.h"
 #include "interpret/localisation.h"
 #include "interpret/pointing.h"
+#include "interpret/relevance.h"
 #include "interpret/rollout.h"
