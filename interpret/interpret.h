@@ -10,6 +10,7 @@
 //   relevance.h     gradient-weighted attention relevance (Chefer et al. 2021b)
 //   rollout.h       attention rollout and attention flow across layers (Abnar & Zuidema 2020),
 //                   heads fused by mean, max or min
+//   saliency.h      plain gradient (Simonyan et al. 2014) and input x gradient maps
 #pragma once
 
 #include "interpret/alignment.h"
@@ -18,3 +19,4 @@
 #include "interpret/pointing.h"
 #include "interpret/relevance.h"
 #include "interpret/rollout.h"
+#include "interpret/saliency.h"
