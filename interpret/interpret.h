@@ -4,6 +4,8 @@
 //                   accuracy, heatmap matrices, the invariants of attention weights
 //   cam.h           where a CNN sees a class: CAM (Zhou et al. 2016), Grad-CAM (Selvaraju et
 //                   al. 2017) from features and gradients, and a map grid upsampled to pixels
+//   faithfulness.h  does a map point at what the model uses: deletion and insertion curves and
+//                   their areas (Petsiuk et al. 2018)
 //   localisation.h  captioning attention over grid cells against the objects' boxes
 //   pointing.h      a pixel map scored against the true boxes: the pointing game (Zhang et
 //                   al. 2016), its random baseline, the share of the map's mass inside the boxes
@@ -15,6 +17,7 @@
 
 #include "interpret/alignment.h"
 #include "interpret/cam.h"
+#include "interpret/faithfulness.h"
 #include "interpret/localisation.h"
 #include "interpret/pointing.h"
 #include "interpret/relevance.h"
