@@ -13,6 +13,8 @@
 //   rollout.h       attention rollout and attention flow across layers (Abnar & Zuidema 2020),
 //                   heads fused by mean, max or min
 //   saliency.h      plain gradient (Simonyan et al. 2014) and input x gradient maps
+//   sanity.h        Spearman rank correlation, ties averaged: the sanity checks' measure
+//                   (Adebayo et al. 2018)
 #pragma once
 
 #include "interpret/alignment.h"
@@ -23,3 +25,4 @@
 #include "interpret/relevance.h"
 #include "interpret/rollout.h"
 #include "interpret/saliency.h"
+#include "interpret/sanity.h"
