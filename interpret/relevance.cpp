@@ -8,7 +8,7 @@
 namespace attend::interpret {
 
 NDArray gradient_weighted_attention(const NDArray& attention, const NDArray& gradient) {
-  if (attention.ndim() != 3 || attention.size(1) != attention.size(2) ||
+  if (attention.ndim() != 3 || attention.size(1) != attention.size(2) || attention.size(0) < 1 ||
       attention.shape() != gradient.shape())
     fail(
         "gradient_weighted_attention: attention {} and gradient {} must both be [H, T, T] "

@@ -17,8 +17,8 @@ using Matrix = std::vector<double>;  // T x T, row-major
 Index check_layers(const std::vector<NDArray>& layers, std::string_view op) {
   if (layers.empty()) fail("{}: needs the attention of at least one layer", op);
   const NDArray& first = layers.front();
-  if (first.ndim() != 3 || first.size(1) != first.size(2))
-    fail("{}: a layer's attention must be [H, T, T] (heads, queries, keys), got {}", op,
+  if (first.ndim() != 3 || first.size(1) != first.size(2) || first.numel() == 0)
+    fail("{}: a layer's attention must be [H, T, T] (heads, queries, keys; H, T >= 1), got {}", op,
          first.shape());
   for (std::size_t l = 1; l < layers.size(); ++l)
     if (layers[l].shape() != first.shape())

@@ -116,6 +116,10 @@ TEST_CASE("attention relevance: errors name the function and the shapes", "[inte
                gradient_weighted_attention(NDArray::zeros({4, 4}), NDArray::zeros({4, 4}));
              }),
              Contains("[4,4] and gradient [4,4] must both be [H, T, T]"));
+  CHECK_THAT(error_message([] {
+               gradient_weighted_attention(NDArray::zeros({0, 2, 2}), NDArray::zeros({0, 2, 2}));
+             }),
+             Contains("gradient_weighted_attention: attention [0,2,2]"));
   CHECK_THAT(error_message([] { attention_relevance({attention1()}, {}); }),
              Contains("attention_relevance: 1 blocks of attention but 0 gradients"));
   CHECK_THAT(

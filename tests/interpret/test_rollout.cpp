@@ -157,6 +157,10 @@ TEST_CASE("rollout and flow: errors name the function and the shapes", "[interpr
              }),
              Contains("got [2,3,4]"));
   CHECK_THAT(error_message([] {
+               fuse_heads(NDArray::zeros({0, 3, 3}), HeadFusion::kMean);
+             }),
+             Contains("fuse_heads: a layer's attention must be [H, T, T]"));
+  CHECK_THAT(error_message([] {
                attention_flow({NDArray::zeros({2, 3, 3}), NDArray::zeros({2, 4, 4})});
              }),
              Contains("attention_flow: layer 2 has shape [2,4,4] but layer 1 has [2,3,3]"));
