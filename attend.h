@@ -4,8 +4,10 @@
 //   autograd/  Tensor, the graph, backward(), gradcheck
 //   nn/        modules, losses, optimizers, checkpoints, data, plots
 //   app/       what a program needs: flags declared once, its transcript, a clock
-//   interpret/ reading attention maps: where a model looked (CAM, Grad-CAM, attention),
-//              scored against the truth (source spans, object boxes, the pointing game)
+//   interpret/ reading attention maps: where a model looked (CAM, Grad-CAM, attention rollout
+//              and flow, gradient-weighted relevance, saliency), scored against the truth
+//              (source spans, object boxes, the pointing game) and against the model itself
+//              (deletion and insertion curves, the sanity checks' rank correlation)
 //   seq/       sequence models and decoding: encoder-decoders, training, beam search, BLEU;
 //              seq/captioning/, the canvas captioner of lessons 09 and 10 (Show, Attend and Tell)
 #pragma once
