@@ -3,7 +3,7 @@
 //   scripts/install_book.sh            # Jane Austen's six novels (1.6 MB), once
 //   ./build/bin/12_gpt                 # seed 0, into output/12_gpt (about 6 minutes)
 //   ./build/bin/12_gpt --synthetic     # generated sentences instead of the book
-//   ./build/bin/12_gpt --long          # a bigger model for 20 minutes
+//   ./build/bin/12_gpt --long          # the same models for 480 s each (about 17 minutes)
 //
 // A decoder-only Transformer reads 64 characters and predicts each next one. It is trained
 // on the first 90% of the novels, scored on the last 10% against count models and a GRU of
