@@ -17,6 +17,14 @@ Tensor residual(const Tensor& x, LayerNorm& norm, const Sublayer& sublayer, bool
   return norm(x + dropout(sublayer(x), p, training, gen));
 }
 
+// The position-wise feed-forward network, section 3.3 eq. (2), with PyTorch's dropout inside:
+//   FFN(x) = linear2(dropout(activation(linear1(x))))
+Tensor feed_forward(const Tensor& x, Linear& linear1, Linear& linear2,
+                    const TransformerLayerOptions& options, bool training, Generator& gen) {
+  Tensor hidden = activate(linear1(x), options.activation);
+  return linear2(dropout(hidden, options.dropout, training, gen));
+}
+
 MultiheadAttentionOptions attention_options(const TransformerLayerOptions& options) {
   return {.dropout = options.dropout, .bias = options.bias, .batch_first = options.batch_first};
 }
@@ -69,11 +77,6 @@ TransformerEncoderLayer::TransformerEncoderLayer(Index d_model, Index nhead,
   register_module("norm2", norm2);
 }
 
-Tensor TransformerEncoderLayer::feed_forward_block(const Tensor& x) {
-  Tensor hidden = activate(linear1(x), options_.activation);
-  return linear2(dropout(hidden, options_.dropout, is_training(), *gen_));
-}
-
 Tensor TransformerEncoderLayer::forward(const Tensor& src, const Mask& src_mask,
                                         const Mask& src_key_padding_mask, bool is_causal) {
   auto attend_to_self = [&](const Tensor& x) {
@@ -86,7 +89,9 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Mask& src_mask,
     self_attention_weights = out.weights;
     return out.output;
   };
-  auto ffn = [&](const Tensor& x) { return feed_forward_block(x); };
+  auto ffn = [&](const Tensor& x) {
+    return feed_forward(x, linear1, linear2, options_, is_training(), *gen_);
+  };
   const bool training = is_training();
   Tensor x =
       residual(src, norm1, attend_to_self, options_.norm_first, options_.dropout, training, *gen_);
@@ -99,7 +104,9 @@ Tensor TransformerEncoderLayer::forward_step(const Tensor& x_new, KeyValueCache&
     self_attention_weights = out.weights;
     return out.output;
   };
-  auto ffn = [&](const Tensor& x) { return feed_forward_block(x); };
+  auto ffn = [&](const Tensor& x) {
+    return feed_forward(x, linear1, linear2, options_, is_training(), *gen_);
+  };
   const bool training = is_training();
   Tensor x = residual(x_new, norm1, attend_to_cache, options_.norm_first, options_.dropout,
                       training, *gen_);
@@ -135,11 +142,6 @@ TransformerDecoderLayer::TransformerDecoderLayer(Index d_model, Index nhead,
   register_module("norm3", norm3);
 }
 
-Tensor TransformerDecoderLayer::feed_forward_block(const Tensor& x) {
-  Tensor hidden = activate(linear1(x), options_.activation);
-  return linear2(dropout(hidden, options_.dropout, is_training(), *gen_));
-}
-
 Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
                                         const DecoderMasks& masks) {
   auto attend_to_self = [&](const Tensor& x) {
@@ -161,7 +163,9 @@ Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
     cross_attention_weights = out.weights;
     return out.output;
   };
-  auto ffn = [&](const Tensor& x) { return feed_forward_block(x); };
+  auto ffn = [&](const Tensor& x) {
+    return feed_forward(x, linear1, linear2, options_, is_training(), *gen_);
+  };
   const bool first = options_.norm_first, training = is_training();
   const double p = options_.dropout;
   Tensor x = residual(tgt, norm1, attend_to_self, first, p, training, *gen_);
@@ -186,7 +190,9 @@ Tensor TransformerDecoderLayer::forward_step(const Tensor& tgt, DecoderLayerCach
     cross_attention_weights = out.weights;
     return out.output;
   };
-  auto ffn = [&](const Tensor& x) { return feed_forward_block(x); };
+  auto ffn = [&](const Tensor& x) {
+    return feed_forward(x, linear1, linear2, options_, is_training(), *gen_);
+  };
   const bool first = options_.norm_first, training = is_training();
   const double p = options_.dropout;
   Tensor x = residual(tgt, norm1, attend_to_self, first, p, training, *gen_);

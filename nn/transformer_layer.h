@@ -61,7 +61,6 @@ class TransformerEncoderLayer : public Module {
   Tensor self_attention_weights;  // [B, H, Tq, Tk] of the last forward (or step)
 
  private:
-  Tensor feed_forward_block(const Tensor& x);
   TransformerLayerOptions options_;
   Generator* gen_;
 };
@@ -103,7 +102,6 @@ class TransformerDecoderLayer : public Module {
   Tensor cross_attention_weights;  // [B, H, T, S]
 
  private:
-  Tensor feed_forward_block(const Tensor& x);
   TransformerLayerOptions options_;
   Generator* gen_;
 };
