@@ -59,16 +59,18 @@ void* allocate(std::size_t bytes) {
   std::size_t cls = size_class(bytes, &rounded);
   Cache& c = cache();
   std::lock_guard lock(c.mutex);
-  c.stats.allocations++;
-  c.stats.bytes_in_use += rounded;
+  void* p = nullptr;
   if (kUseCache && !c.free_blocks[cls].empty()) {
-    void* p = c.free_blocks[cls].back();
+    p = c.free_blocks[cls].back();
     c.free_blocks[cls].pop_back();
     c.stats.cache_hits++;
     c.stats.bytes_cached -= rounded;
-    return p;
+  } else {
+    p = system_allocate(rounded);  // may throw std::bad_alloc: count only what succeeded
   }
-  return system_allocate(rounded);
+  c.stats.allocations++;
+  c.stats.bytes_in_use += rounded;
+  return p;
 }
 
 void release(void* pointer, std::size_t bytes) {

@@ -16,8 +16,19 @@ NDArray::Storage::~Storage() {
 // ---- creation ---------------------------------------------------------------------------
 
 NDArray NDArray::empty(const Shape& shape, DType dtype) {
-  std::size_t bytes = static_cast<std::size_t>(shape.numel()) * dtype_size(dtype);
-  return NDArray(std::make_shared<Storage>(bytes), shape, dtype);
+  const auto elements = static_cast<std::size_t>(shape.numel());
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(elements, dtype_size(dtype), &bytes) || bytes > kMaxArrayBytes)
+    fail(
+        "an array of shape {} ({}) would need {} elements of {} bytes: more than the {} bytes "
+        "one array may have",
+        shape, dtype_name(dtype), elements, dtype_size(dtype), kMaxArrayBytes);
+  try {
+    return NDArray(std::make_shared<Storage>(bytes), shape, dtype);
+  } catch (const std::bad_alloc&) {
+    fail("out of memory: an array of shape {} ({}) needs {} bytes", shape, dtype_name(dtype),
+         bytes);
+  }
 }
 
 NDArray NDArray::zeros(const Shape& shape, DType dtype) {

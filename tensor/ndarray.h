@@ -23,6 +23,11 @@ namespace attend {
 
 class Generator;
 
+// The largest array NDArray::empty makes: 1 TiB. A larger request is a mistake on any machine
+// this course runs on (usually a size computed wrong), and AddressSanitizer stops the program
+// above 1 TiB instead of reporting a failed allocation; refused with a message instead.
+inline constexpr std::size_t kMaxArrayBytes = std::size_t{1} << 40;
+
 class NDArray {
  public:
   NDArray() = default;  // an undefined array: defined() is false

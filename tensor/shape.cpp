@@ -13,9 +13,14 @@ Shape::Shape(std::span<const Index> dims) {
   for (Index size : dims) push_back(size);
 }
 
+// Sizes are checked when they are multiplied: a product that does not fit in 64 bits would
+// wrap (undefined behaviour for a signed Index) to a small count, and the next element access
+// would read outside the array.
 Index Shape::numel() const {
   Index n = 1;
-  for (Index size : *this) n *= size;
+  for (Index size : *this)
+    if (__builtin_mul_overflow(n, size, &n))
+      fail("shape {}: the number of elements does not fit in 64 bits", to_string(*this));
   return n;
 }
 
@@ -27,6 +32,7 @@ void Shape::push_back(Index size) {
 
 void Shape::insert(int axis, Index size) {
   if (ndim_ == kMaxDims) fail("shape: at most {} dimensions are supported", kMaxDims);
+  if (size < 0) fail("shape: sizes must be >= 0, got {}", size);
   for (int i = ndim_; i > axis; --i) dims_[i] = dims_[i - 1];
   dims_[axis] = size;
   ++ndim_;
@@ -53,7 +59,9 @@ std::array<Index, Shape::kMaxDims> contiguous_strides(const Shape& shape) {
   Index stride = 1;
   for (int axis = shape.ndim() - 1; axis >= 0; --axis) {
     strides[axis] = stride;
-    stride *= shape[axis];
+    // [0, 2^40, 2^40] has no elements, but its first stride would still be 2^80.
+    if (__builtin_mul_overflow(stride, shape[axis], &stride))
+      fail("shape {}: the strides do not fit in 64 bits", to_string(shape));
   }
   return strides;
 }

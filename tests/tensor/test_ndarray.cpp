@@ -126,3 +126,27 @@ TEST_CASE("the allocator reuses freed blocks", "[tensor]") {
   CHECK(after.cache_hits - before.cache_hits == 10);
 #endif
 }
+
+TEST_CASE("sizes that overflow 64 bits or exceed the largest array are errors", "[tensor]") {
+  const Index big = Index{1} << 40;
+  // 2^80 elements: the product wraps in 64 bits (to 0 here), so it must be caught, not used.
+  CHECK_THROWS_WITH(Shape({big, big}).numel(), Contains("shape [1099511627776,1099511627776]") &&
+                                                   Contains("does not fit in 64 bits"));
+  CHECK_THROWS_WITH(NDArray::zeros({big, big}), Contains("does not fit in 64 bits"));
+  // No elements, but the first stride would be 2^80.
+  CHECK(Shape({0, big, big}).numel() == 0);
+  CHECK(NDArray::empty({0, big, big}).numel() == 0);
+  CHECK_THROWS_WITH(contiguous_strides(Shape{0, big, big}),
+                    Contains("strides do not fit in 64 bits"));
+  // 2^62 float32 elements fit in an Index, their 2^64 bytes do not fit in a size_t.
+  CHECK_THROWS_WITH(NDArray::empty({Index{1} << 62}),
+                    Contains("shape [4611686018427387904] (float32)") && Contains("4 bytes"));
+  // 2^38 float64 elements are 2 TiB: over kMaxArrayBytes, refused before asking the system.
+  CHECK_THROWS_WITH(NDArray::empty({Index{1} << 38}, kFloat64),
+                    Contains("more than the 1099511627776 bytes one array may have"));
+  CHECK_THROWS_WITH(Shape({2}).insert(0, -1), Contains("sizes must be >= 0, got -1"));
+  // The failed requests left the allocator's counts as they were.
+  const auto before = memory::stats();
+  CHECK_THROWS(NDArray::empty({Index{1} << 38}, kFloat64));
+  CHECK(memory::stats().bytes_in_use == before.bytes_in_use);
+}
