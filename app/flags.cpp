@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "tensor/error.h"
+#include "tensor/parallel.h"
 
 namespace attend::app {
 namespace {
@@ -235,6 +236,7 @@ void make_output_folder(const std::string& path) {
 
 int run_program(const std::function<int()>& body) {
   try {
+    num_threads();  // reads and checks ATTEND_NUM_THREADS now, not in the middle of the run
     return body();
   } catch (const Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

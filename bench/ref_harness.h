@@ -25,7 +25,7 @@ inline RefOptions parse_ref_options(int argc, char** argv) {
   for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
     const int value = i + 1 < argc ? std::atoi(argv[i + 1]) : 0;
-    if (flag == "--threads" && value > 0)
+    if (flag == "--threads" && value > 0 && value <= kMaxThreads)
       o.threads = value;
     else if (flag == "--steps" && value > 0)
       o.steps = value;

@@ -4,9 +4,12 @@
 #include "tensor/parallel.h"
 
 #include <algorithm>
+#include <charconv>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <string_view>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -15,12 +18,18 @@
 namespace attend {
 namespace {
 
+// ATTEND_NUM_THREADS if set (a whole number from 1 to kMaxThreads, else an error: a typo
+// must not silently run on another count), otherwise the number of cores.
 int initial_threads() {
   if (const char* env = std::getenv("ATTEND_NUM_THREADS")) {
-    int n = std::atoi(env);
-    if (n >= 1) return n;
+    const std::string_view text(env);
+    int n = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (error != std::errc() || end != text.data() + text.size() || n < 1 || n > kMaxThreads)
+      fail("ATTEND_NUM_THREADS: '{}' is not a number of threads from 1 to {}", text, kMaxThreads);
+    return n;
   }
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxThreads);
 }
 
 class ThreadPool {
@@ -30,10 +39,15 @@ class ThreadPool {
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
+  // Starts threads - 1 workers. If the system refuses to start one (a container's process
+  // limit, say), the pool keeps those that started: size() tells how many there are.
   void resize(int threads) {
     stop();
     stopping_ = false;
-    for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
+    try {
+      for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
+    } catch (const std::system_error&) {
+    }
   }
 
   // Runs task(t) for t = 0 .. size()-1; task(0) on the calling thread. Returns when all ran.
@@ -120,6 +134,11 @@ int& thread_setting() {
 ThreadPool& pool() {
   static ThreadPool instance(thread_setting());
   if (instance.size() != thread_setting()) instance.resize(thread_setting());
+  if (instance.size() < thread_setting()) {  // once: the setting follows what really runs
+    fmt::print(stderr, "warning: only {} of {} threads could be started; going on with {}\n",
+               instance.size(), thread_setting(), instance.size());
+    thread_setting() = instance.size();
+  }
   return instance;
 }
 
@@ -130,7 +149,9 @@ int num_threads() {
 }
 
 void set_num_threads(int threads) {
-  if (threads < 1) fail("set_num_threads: needs at least 1 thread, got {}", threads);
+  if (threads < 1 || threads > kMaxThreads)
+    fail("set_num_threads: the number of threads must be from 1 to {}, got {}", kMaxThreads,
+         threads);
   thread_setting() = threads;
 }
 

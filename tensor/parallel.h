@@ -5,7 +5,8 @@
 // it computes each output element entirely inside one chunk, in a fixed order; so results
 // are identical from run to run (and, for matmul, for any number of threads).
 //
-// The number of threads is ATTEND_NUM_THREADS if set, otherwise the number of cores.
+// The number of threads is ATTEND_NUM_THREADS if set (1 to kMaxThreads; anything else is an
+// error), otherwise the number of cores.
 #pragma once
 
 #include <functional>
@@ -14,7 +15,14 @@
 
 namespace attend {
 
+// The most threads a program may ask for: far more than any machine this course runs on has
+// cores (more threads than cores only adds switching), and few enough that starting them
+// does not hit a system's limit on threads.
+constexpr int kMaxThreads = 256;
+
 int num_threads();
+// 1 to kMaxThreads, else an error. If fewer threads can be started, the next parallel loop
+// says so on stderr once and runs with those.
 void set_num_threads(int threads);
 
 // Calls body(begin, end) once per chunk, the chunks covering [0, n) in order; chunk sizes

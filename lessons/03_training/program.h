@@ -25,7 +25,7 @@ struct Options : app::Flags {
                      "decay the learning rate along half a cosine to 0 (--no-cosine: constant)");
   std::uint64_t seed = flag(seed, "seed", 0, "seed of the weights, the batch order and dropout");
   int threads = flag(threads, "threads", 2, "threads for the matrix products and convolutions",
-                     app::at_least(1));
+                     app::between(1, kMaxThreads));
   std::string data =
       flag(data, "data", data::kFashionMnistFolder, "folder with Fashion-MNIST's IDX files");
   bool synthetic =

@@ -1,6 +1,8 @@
 #include "support.h"
 #include "tensor/allocator.h"
 
+#include <algorithm>
+
 using namespace attend;
 using namespace attend::testing;
 using Catch::Matchers::Contains;
@@ -149,4 +151,16 @@ TEST_CASE("sizes that overflow 64 bits or exceed the largest array are errors", 
   const auto before = memory::stats();
   CHECK_THROWS(NDArray::empty({Index{1} << 38}, kFloat64));
   CHECK(memory::stats().bytes_in_use == before.bytes_in_use);
+}
+
+TEST_CASE("thread counts outside 1..kMaxThreads are errors; the largest one runs", "[tensor]") {
+  CHECK_THROWS_WITH(set_num_threads(0), Contains("must be from 1 to 256, got 0"));
+  CHECK_THROWS_WITH(set_num_threads(1000000), Contains("must be from 1 to 256, got 1000000"));
+  ThreadCount many(kMaxThreads);
+  std::vector<int> seen(1000, 0);
+  parallel_for(1000, 1, [&](Index begin, Index end) {
+    for (Index i = begin; i < end; ++i) seen[static_cast<std::size_t>(i)] += 1;
+  });
+  CHECK(std::count(seen.begin(), seen.end(), 1) == 1000);  // every index once
+  CHECK(num_threads() <= kMaxThreads);
 }
