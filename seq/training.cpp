@@ -48,8 +48,7 @@ TrainingResult train(Seq2SeqModel& model, const std::function<std::vector<Batch>
       adam.zero_grad();
       Tensor loss = sequence_loss(teacher_forced(model, batch).logits, batch.target);
       const double value = loss.item();
-      if (!std::isfinite(value))
-        fail("train: the loss is {} at step {}: try a smaller --lr", value, result.steps);
+      optim::check_loss_is_finite("train", result.steps + 1, value);
       loss.backward();
       optim::clip_grad_norm(model.parameters(), options.clip_norm);
       adam.step();

@@ -52,8 +52,14 @@ NDArray softmax_impl(const NDArray& x, int axis, std::string_view op) {
       T m = -std::numeric_limits<T>::infinity();
 #pragma omp simd reduction(max : m)
       for (Index k = 0; k < r.n; ++k) m = xr[k * stride] > m ? xr[k * stride] : m;
-      if (m == -std::numeric_limits<T>::infinity()) {  // every position masked
-        for (Index k = 0; k < r.n; ++k) yr[k * stride] = kLog ? m : T(0);
+      if (m == -std::numeric_limits<T>::infinity()) {  // every position masked, or NaN
+        // The max above skips NaN (a comparison with NaN is false), so a row of NaN lands
+        // here too; it must give NaN, not the masked row's 0 (or -inf, which a loss would
+        // turn into +inf and hide where the NaN came from).
+        bool has_nan = false;
+        for (Index k = 0; k < r.n; ++k) has_nan = has_nan || std::isnan(xr[k * stride]);
+        const T fill = has_nan ? std::numeric_limits<T>::quiet_NaN() : kLog ? m : T(0);
+        for (Index k = 0; k < r.n; ++k) yr[k * stride] = fill;
         return;
       }
       T s = 0;

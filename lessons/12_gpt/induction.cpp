@@ -168,6 +168,7 @@ void section_induction(app::Transcript& t, const Options& o) {
     const Tensor x(b.tokens);
     Tensor loss =
         nn::cross_entropy(slice(model.forward(x), 1, 0, kLength - 1), slice(x, 1, 1, kLength));
+    optim::check_loss_is_finite("induction training", steps + 1, loss.item());
     adamw.zero_grad();
     loss.backward();
     adamw.step();

@@ -60,10 +60,11 @@ TrainResult train_language_model(nn::Module& model, const LanguageModel& forward
     const auto start = std::chrono::steady_clock::now();
     auto [x, y] = inputs_and_targets(data::sample_windows(train, o.batch, o.context + 1, gen));
     Tensor loss = nn::cross_entropy(forward(x), y);
+    r.train_loss = loss.item();
+    optim::check_loss_is_finite("train", r.steps + 1, r.train_loss);
     adamw.zero_grad();
     loss.backward();
     adamw.step();
-    r.train_loss = loss.item();
     ++r.steps;
     progress.step(r.train_loss, o.batch);
     r.seconds += app::seconds_since(start);

@@ -21,11 +21,7 @@ FitResult fit(Optimizer& optimizer, const FitOptions& options,
     if (loss.numel() != 1)
       fail("fit: the loss of step {} has shape {}, not one number", step, loss.shape());
     const double value = loss.item();
-    if (!std::isfinite(value))
-      fail(
-          "fit: the loss of step {} is {}; the model stopped learning there (look at the learning "
-          "rate, the data of that step, or a log of 0)",
-          step, std::isnan(value) ? "NaN" : fmt::format("{}", value));
+    check_loss_is_finite("fit", step, value);
     loss.backward();
     if (options.clip_norm > 0) clip_grad_norm(optimizer.parameters(), options.clip_norm);
     optimizer.step();
@@ -35,6 +31,15 @@ FitResult fit(Optimizer& optimizer, const FitOptions& options,
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+void check_loss_is_finite(std::string_view loop, Index step, double loss) {
+  if (std::isfinite(loss)) return;
+  fail(
+      "{}: the loss of step {} is {}; training stopped there (usual causes: a learning rate too "
+      "large, a log of 0, bad data in that step; backward() inside a DetectAnomalyGuard names "
+      "the op whose gradient went wrong)",
+      loop, step, std::isnan(loss) ? "NaN" : fmt::format("{}", loss));
 }
 
 }  // namespace attend::optim

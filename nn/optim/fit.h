@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <string_view>
 
 #include "autograd/tensor.h"
 #include "nn/optim/optimizer.h"
@@ -34,5 +35,10 @@ struct FitResult {
 FitResult fit(Optimizer& optimizer, const FitOptions& options,
               const std::function<Tensor(Index step)>& loss_of_step,
               const std::function<void(Index step, double loss)>& after_step = {});
+
+// What fit does with every loss, for the training loops that are written out: an
+// attend::Error if `loss` is NaN or infinite, naming the loop, the step and the loss, with
+// the usual causes and how to find the op that went wrong (DetectAnomalyGuard).
+void check_loss_is_finite(std::string_view loop, Index step, double loss);
 
 }  // namespace attend::optim

@@ -179,6 +179,7 @@ std::vector<double> pretrain_encoder(RegionEncoder& encoder, const data::CanvasG
     optim::apply_schedule(adam, schedule);
     adam.zero_grad();
     Tensor loss = pretraining_loss(encoder, batch);
+    optim::check_loss_is_finite("pretrain_encoder", step, loss.item());
     loss.backward();
     adam.step();
     progress.step(loss.item(), options.batch);

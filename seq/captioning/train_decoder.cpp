@@ -87,6 +87,7 @@ std::vector<CaptionEpoch> train_decoder(CaptionDecoder& decoder, const NDArray& 
       optim::apply_schedule(adam, schedule);
       adam.zero_grad();
       CaptionLoss loss = loss_of(rows(train_regions, indices), make_caption_batch(batch, vocab));
+      optim::check_loss_is_finite("train_decoder", (epoch - 1) * steps + s + 1, loss.total.item());
       loss.total.backward();
       optim::clip_grad_norm(decoder.parameters(), options.clip);
       adam.step();

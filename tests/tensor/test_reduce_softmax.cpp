@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 
 #include "support.h"
 
@@ -86,4 +87,17 @@ TEST_CASE("softmax rows sum to one and masked positions get exactly zero", "[ten
   // Stable for huge inputs.
   NDArray big = f64({1e4, 0}, {1, 2});
   CHECK(softmax(big, 1).at({0, 0}) == 1.0);
+}
+
+TEST_CASE("softmax and log_softmax keep NaN: a row of NaN is not a masked row", "[tensor]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(),
+               inf = std::numeric_limits<double>::infinity();
+  for (DType dtype : {kFloat32, kFloat64}) {
+    // Rows: all NaN, NaN beside -inf (the max skips both), NaN beside a number, all -inf.
+    NDArray x = NDArray::from_list({nan, nan, nan, -inf, nan, 1, -inf, -inf}, {4, 2}, dtype);
+    for (NDArray y : {softmax(x, 1), log_softmax(x, 1)})
+      for (int i = 0; i < 6; ++i) CHECK(std::isnan(y.to_vector()[static_cast<std::size_t>(i)]));
+    CHECK(softmax(x, 1).to_vector()[6] == 0);         // the fully masked row is still 0 ...
+    CHECK(log_softmax(x, 1).to_vector()[7] == -inf);  // ... and -inf in log space
+  }
 }

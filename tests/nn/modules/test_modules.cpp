@@ -1,6 +1,7 @@
 // Module bookkeeping (names, counts, modes, dtype) and the basic layers and losses, with a
 // float64 gradcheck of each module (gradcheck's defaults: eps 1e-6, atol 1e-5, rtol 1e-3).
 #include <cmath>
+#include <limits>
 
 #include "nn/activation.h"
 #include "nn/embedding.h"
@@ -255,4 +256,15 @@ TEST_CASE("an MLP overfits one batch", "[nn]") {
   INFO("first loss " << first << ", last loss " << last);
   CHECK(last < 0.05);
   CHECK(last < first / 10);
+}
+
+TEST_CASE("cross_entropy of NaN logits is NaN, not inf", "[nn]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor logits(f64({nan, nan, nan, 1, 2, 3}, {2, 3}));
+  Tensor t(NDArray::from_list({0, 2}, {2}, kInt64));
+  CHECK(std::isnan(nn::cross_entropy(logits, t).item()));
+  CHECK(std::isnan(nn::cross_entropy(logits, t, {.label_smoothing = 0.1}).item()));
+  NDArray per = nn::cross_entropy(logits, t, {.reduction = nn::Reduction::kNone}).data();
+  CHECK(std::isnan(per.to_vector()[0]));
+  CHECK(std::isfinite(per.to_vector()[1]));  // the other row is untouched
 }

@@ -55,3 +55,12 @@ TEST_CASE("fit wants one number as the loss", "[optim]") {
       optim::fit(sgd, {.steps = 1}, [&](Index) { return v * 2.0; }),
       Catch::Contains("fit: the loss of step 1 has shape") && Catch::Contains("not one number"));
 }
+
+TEST_CASE("check_loss_is_finite names the loop, the step and the loss, with a hint", "[optim]") {
+  CHECK_NOTHROW(optim::check_loss_is_finite("train", 1, 0.25));
+  CHECK_THROWS_WITH(optim::check_loss_is_finite("train_decoder", 7, INFINITY),
+                    Catch::Contains("train_decoder: the loss of step 7 is inf") &&
+                        Catch::Contains("DetectAnomalyGuard"));
+  CHECK_THROWS_WITH(optim::check_loss_is_finite("train", 2, NAN),
+                    Catch::Contains("train: the loss of step 2 is NaN"));
+}
