@@ -1,8 +1,9 @@
 // Lesson 08: CNN features and class activation maps. The functions that main.cpp runs, in
-// the order of the chapter (docs/08_cnn_cam.md), one file each:
+// the order of the chapter (docs/08_cnn_cam.md), one file each. What lessons 13 and 14 reuse
+// is the library's, in vision/ (attend::vision; the using-declarations below name it here):
 //
-//   data.cpp       (a) canvases of 1-3 Fashion-MNIST items as a multi-label data set: which
-//                      classes are on each canvas, and where (the true boxes)
+//   vision/canvas_set.cpp  (a) canvases of 1-3 Fashion-MNIST items as a multi-label data set:
+//                      which classes are on each canvas, and where (the true boxes)
 //   model.cpp      (b) CanvasEncoder, 3 x [conv3x3 + ReLU + maxpool2]: a 64x64 canvas becomes
 //                      an 8x8 grid of 64-d region features (a module of its own, for
 //                      lesson 09 to reuse), and CamClassifier, global average pooling +
@@ -30,46 +31,21 @@
 
 namespace attend::lesson08 {
 
-// ---- (a) data: data.cpp ---------------------------------------------------------------------
-
-// Canvases as arrays, ready for a DataLoader, with the objects (labels and boxes) kept for
-// the pointing game.
-struct CanvasSet {
-  NDArray images;  // float32 [N, 3, S, S], values in [0, 1]
-  NDArray labels;  // float32 [N, classes]: 1 if at least one object of the class is on it
-  std::vector<std::vector<data::CanvasObject>> objects;  // per canvas, with exact boxes
-  Index size() const { return images.defined() ? images.size(0) : 0; }
-};
-
-// Stacks the canvases and writes their multi-hot labels (a canvas with two bags and a coat
-// has 1 at "bag" and "coat" and 0 elsewhere).
-CanvasSet to_canvas_set(const std::vector<data::CanvasExample>& examples, Index classes);
-
-struct DataOptions {
-  Index train = 4000, validation = 300, test = 600;  // canvases in each split
-  std::uint64_t seed = 0;                            // which canvases are drawn
-  bool synthetic = false;  // the generated stand-in for Fashion-MNIST (no files needed)
-  std::string folder = data::kFashionMnistFolder;
-  Index canvas_size = 64;  // side in pixels; the encoder needs a multiple of 8
-};
-
-struct LessonData {
-  CanvasSet train, validation, test;
-  std::vector<std::string> class_names;  // Fashion-MNIST's, or the synthetic patterns'
-};
-
-// Training canvases are drawn from Fashion-MNIST's training pictures, validation and test
-// canvases from its test pictures (items the model never saw), by make_canvas_splits.
-LessonData make_lesson_data(const DataOptions& options);
-
-// How many canvases of the set contain each class.
-std::vector<Index> class_counts(const CanvasSet& set);
-
-// The boxes of the objects of class `label` on one canvas (several when it appears twice).
-std::vector<data::Box> boxes_of_class(const std::vector<data::CanvasObject>& objects, Index label);
-
-// Canvas i of a set as an image [3, S, S].
-NDArray canvas_image(const CanvasSet& set, Index i);
+// ---- (a) data: the library's vision/canvas_set.h ----------------------------------------------
+//
+// Canvases as a multi-label data set (CanvasSet: images, multi-hot labels, the objects with
+// their boxes), the three splits (make_canvas_data), class counts, the boxes of one class on
+// a canvas, one canvas as an image, and the pixel statistics that standardise the input.
+using vision::boxes_of_class;
+using vision::canvas_image;
+using vision::CanvasData;
+using vision::CanvasDataOptions;
+using vision::CanvasSet;
+using vision::class_counts;
+using vision::make_canvas_data;
+using vision::pixel_statistics;
+using vision::PixelStatistics;
+using vision::to_canvas_set;
 
 // ---- (b) the model: model.cpp ----------------------------------------------------------------
 
@@ -117,12 +93,6 @@ class CanvasEncoder : public nn::UnaryModule {
   EncoderShape shape_;
   double input_mean_ = 0, input_std_ = 1;
 };
-
-// The mean and standard deviation of all the pixels of images [N, C, H, W].
-struct PixelStatistics {
-  double mean = 0, std = 1;
-};
-PixelStatistics pixel_statistics(const NDArray& images);
 
 // The CAM network of Zhou et al. (2016): encoder, global average pooling, one linear layer.
 //   F_k = mean over (x, y) of f_k(x, y),   s_c = sum_k w_k^c F_k + b_c   (one logit per class)

@@ -67,17 +67,6 @@ void CanvasEncoder::set_input_statistics(double mean, double std) {
   input_std_ = std;
 }
 
-PixelStatistics pixel_statistics(const NDArray& images) {
-  if (images.numel() == 0) fail("pixel_statistics: no pixels");
-  const std::vector<double> values = images.to_vector();
-  double sum = 0, squares = 0;
-  for (double v : values) sum += v;
-  const double mean = sum / static_cast<double>(values.size());
-  for (double v : values) squares += (v - mean) * (v - mean);
-  const double std = std::sqrt(squares / static_cast<double>(values.size()));
-  return {mean, std > 0 ? std : 1.0};  // a constant image set: nothing to scale
-}
-
 std::string CanvasEncoder::describe() const {
   return fmt::format("CanvasEncoder({} -> {} -> {} -> {} channels, grid / 8)", shape_.in_channels,
                      shape_.channels1, shape_.channels2, shape_.channels3);

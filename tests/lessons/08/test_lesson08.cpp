@@ -55,9 +55,9 @@ TEST_CASE("to_canvas_set: multi-hot labels, one per class present however often"
   CHECK_THAT(error_message([] { to_canvas_set({}, 3); }), Contains("no canvases"));
 }
 
-TEST_CASE("make_lesson_data: synthetic splits, labels matching the objects", "[lesson08]") {
-  LessonData d =
-      make_lesson_data({.train = 12, .validation = 3, .test = 5, .seed = 4, .synthetic = true});
+TEST_CASE("make_canvas_data: synthetic splits, labels matching the objects", "[lesson08]") {
+  CanvasData d =
+      make_canvas_data({.train = 12, .validation = 3, .test = 5, .seed = 4, .synthetic = true});
   CHECK(d.class_names.size() == 10);
   CHECK(d.train.images.shape() == Shape{12, 3, 64, 64});
   CHECK(d.validation.size() == 3);
@@ -69,10 +69,10 @@ TEST_CASE("make_lesson_data: synthetic splits, labels matching the objects", "[l
       CHECK((d.test.labels.at({i, c}) == 1) == !boxes_of_class(objects, c).empty());
   }
   // Fixed seed: the same canvases again.
-  LessonData again =
-      make_lesson_data({.train = 12, .validation = 3, .test = 5, .seed = 4, .synthetic = true});
+  CanvasData again =
+      make_canvas_data({.train = 12, .validation = 3, .test = 5, .seed = 4, .synthetic = true});
   check_close(again.test.images, d.test.images, 0);
-  CHECK_THAT(error_message([] { make_lesson_data({.train = 0, .synthetic = true}); }),
+  CHECK_THAT(error_message([] { make_canvas_data({.train = 0, .synthetic = true}); }),
              Contains("at least one canvas"));
 }
 
@@ -246,8 +246,8 @@ TEST_CASE("pointing_pairs: one per class present, distractor when another class 
 }
 
 TEST_CASE("play_pointing_game: every map kind scored, CAM and Grad-CAM agree", "[lesson08]") {
-  LessonData d =
-      make_lesson_data({.train = 1, .validation = 1, .test = 6, .seed = 2, .synthetic = true});
+  CanvasData d =
+      make_canvas_data({.train = 1, .validation = 1, .test = 6, .seed = 2, .synthetic = true});
   Generator gen(2);
   CamClassifier model({}, 10, gen);
   PointingResults p = play_pointing_game(model, d.test, {.tolerance = 2, .seed = 1, .batch = 4});
@@ -273,8 +273,8 @@ TEST_CASE("play_pointing_game: every map kind scored, CAM and Grad-CAM agree", "
 }
 
 TEST_CASE("training lowers the loss on synthetic canvases", "[lesson08]") {
-  LessonData d =
-      make_lesson_data({.train = 48, .validation = 16, .test = 1, .seed = 1, .synthetic = true});
+  CanvasData d =
+      make_canvas_data({.train = 48, .validation = 16, .test = 1, .seed = 1, .synthetic = true});
   Generator gen(1);
   CamClassifier model(kTiny, 10, gen);
   const double before =
