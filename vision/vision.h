@@ -2,6 +2,10 @@
 //
 //   canvas_set.h   canvases of 1-3 Fashion-MNIST items as a multi-label data set (which
 //                  classes are on each canvas, and where), its three splits, pixel statistics
+//   canvas_encoder.h   the CNN of lesson 08: a canvas -> an 8x8 grid of region features
+//   cam_classifier.h   the CAM network (Zhou et al. 2016): encoder, average pooling, linear
 #pragma once
 
+#include "vision/cam_classifier.h"
+#include "vision/canvas_encoder.h"
 #include "vision/canvas_set.h"

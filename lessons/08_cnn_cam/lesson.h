@@ -4,10 +4,10 @@
 //
 //   vision/canvas_set.cpp  (a) canvases of 1-3 Fashion-MNIST items as a multi-label data set:
 //                      which classes are on each canvas, and where (the true boxes)
-//   model.cpp      (b) CanvasEncoder, 3 x [conv3x3 + ReLU + maxpool2]: a 64x64 canvas becomes
-//                      an 8x8 grid of 64-d region features (a module of its own, for
-//                      lesson 09 to reuse), and CamClassifier, global average pooling +
-//                      one linear layer on top
+//   vision/canvas_encoder.cpp  (b) CanvasEncoder, 3 x [conv3x3 + ReLU + maxpool2]: a 64x64
+//                      canvas becomes an 8x8 grid of 64-d region features
+//   vision/cam_classifier.cpp  (b) CamClassifier, global average pooling + one linear layer
+//                      on top of the encoder
 //   train.cpp      (c) multi-label training with binary cross-entropy and Adam
 //   metrics.cpp    (d) per-class average precision and F1 on held-out canvases
 //   cam.cpp        (e) Grad-CAM (Selvaraju et al. 2017) of this model: the gradients of its
@@ -47,69 +47,17 @@ using vision::pixel_statistics;
 using vision::PixelStatistics;
 using vision::to_canvas_set;
 
-// ---- (b) the model: model.cpp ----------------------------------------------------------------
-
-// conv3x3 (padding 1, so the grid keeps its size) + ReLU + 2x2 max pooling (halves it).
-class ConvBlock : public nn::UnaryModule {
- public:
-  ConvBlock(Index in_channels, Index out_channels, Generator& gen);
-  Tensor forward(const Tensor& x) override;
-  std::string describe() const override;
-
-  nn::Conv2d conv;
-};
-
-// The widths of REF-SAT's encoder (/work/shared/bench/ref_sat.py): 32, 64, 64 channels.
-struct EncoderShape {
-  Index in_channels = 3;
-  Index channels1 = 32, channels2 = 64, channels3 = 64;
-};
-
-// Three ConvBlocks: [B, 3, S, S] -> [B, channels3, S/8, S/8]. For a 64x64 canvas that is an
-// 8x8 grid of 64-d feature vectors, one per 8x8-pixel region: the "annotation vectors" a_i
-// of Show, Attend and Tell (there 14x14x512 from VGG), which an attention model weighs.
-class CanvasEncoder : public nn::UnaryModule {
- public:
-  static constexpr int kBlocks = 3;
-
-  explicit CanvasEncoder(const EncoderShape& shape = {}, Generator& gen = default_generator());
-  Tensor forward(const Tensor& images) override { return forward_blocks(images, 0, kBlocks); }
-  // Runs blocks first..last-1 (0-based) on x: forward_blocks(images, 0, 2) is the 16x16 grid
-  // of block 2, and forward_blocks(that, 2, 3) finishes the encoder from it. When first is 0,
-  // x is a batch of images and is standardised first.
-  Tensor forward_blocks(const Tensor& x, int first, int last);
-  // (x - mean) / std before the first block, so that the first layer sees values of size
-  // about 1 (the canvases are mostly black: pixel mean ~0.03, std ~0.13). Off: 0 and 1.
-  void set_input_statistics(double mean, double std);
-  double input_mean() const { return input_mean_; }
-  double input_std() const { return input_std_; }
-  Index out_channels() const { return shape_.channels3; }
-  const EncoderShape& shape() const { return shape_; }
-  std::string describe() const override;
-
-  ConvBlock block1, block2, block3;
-
- private:
-  EncoderShape shape_;
-  double input_mean_ = 0, input_std_ = 1;
-};
-
-// The CAM network of Zhou et al. (2016): encoder, global average pooling, one linear layer.
-//   F_k = mean over (x, y) of f_k(x, y),   s_c = sum_k w_k^c F_k + b_c   (one logit per class)
-// Without the pooling-then-linear head there would be no CAM: the map is this same sum taken
-// before the pooling.
-class CamClassifier : public nn::Module {
- public:
-  CamClassifier(const EncoderShape& shape, Index classes, Generator& gen = default_generator());
-  Tensor forward(const Tensor& images);  // logits [B, classes]
-  // The head alone: features [B, K, h, w] -> logits [B, classes].
-  Tensor classify(const Tensor& features);
-  Index classes() const { return classifier.weight.size(0); }
-  std::string describe() const override { return "CamClassifier"; }
-
-  CanvasEncoder encoder;
-  nn::Linear classifier;  // weight [classes, K]: w_k^c is weight[c, k]
-};
+// ---- (b) the model: the library's vision/canvas_encoder.h and vision/cam_classifier.h ---------
+//
+// ConvBlock (conv3x3 + ReLU + maxpool2, He-initialised), EncoderShape (the channels: 32, 64,
+// 64), CanvasEncoder (three blocks: a 64x64 canvas becomes an 8x8 grid of 64-d region
+// features; forward_blocks runs some of them; set_input_statistics standardises the pixels)
+// and CamClassifier (encoder, global average pooling, one linear layer `classifier`;
+// classify is the head alone).
+using vision::CamClassifier;
+using vision::CanvasEncoder;
+using vision::ConvBlock;
+using vision::EncoderShape;
 
 // ---- (c) training: train.cpp -----------------------------------------------------------------
 
