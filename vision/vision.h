@@ -4,8 +4,12 @@
 //                  classes are on each canvas, and where), its three splits, pixel statistics
 //   canvas_encoder.h   the CNN of lesson 08: a canvas -> an 8x8 grid of region features
 //   cam_classifier.h   the CAM network (Zhou et al. 2016): encoder, average pooling, linear
+//   multilabel_training.h  training any images -> logits model on multi-hot labels
+//   multilabel_metrics.h   average precision, F1 and exact match of a set's logits
 #pragma once
 
 #include "vision/cam_classifier.h"
 #include "vision/canvas_encoder.h"
 #include "vision/canvas_set.h"
+#include "vision/multilabel_metrics.h"
+#include "vision/multilabel_training.h"

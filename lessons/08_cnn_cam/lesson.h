@@ -8,8 +8,10 @@
 //                      canvas becomes an 8x8 grid of 64-d region features
 //   vision/cam_classifier.cpp  (b) CamClassifier, global average pooling + one linear layer
 //                      on top of the encoder
-//   train.cpp      (c) multi-label training with binary cross-entropy and Adam
-//   metrics.cpp    (d) per-class average precision and F1 on held-out canvases
+//   vision/multilabel_training.cpp  (c) multi-label training with binary cross-entropy and
+//                      Adam, of any images -> logits model
+//   vision/multilabel_metrics.cpp   (d) per-class average precision and F1 on held-out
+//                      canvases
 //   cam.cpp        (e) Grad-CAM (Selvaraju et al. 2017) of this model: the gradients of its
 //                      class logits; the maps themselves, and CAM (Zhou et al. 2016), are
 //                      computed by the library's interpret/cam.h
@@ -59,56 +61,24 @@ using vision::CanvasEncoder;
 using vision::ConvBlock;
 using vision::EncoderShape;
 
-// ---- (c) training: train.cpp -----------------------------------------------------------------
+// ---- (c) training: the library's vision/multilabel_training.h ---------------------------------
+//
+// TrainOptions and EpochRecord; initialise_class_priors (the classifier's biases at the
+// classes' log-odds); train_classifier (Adam on one binary cross-entropy per class, for any
+// images -> logits module); predict_logits (a whole set's logits without a graph).
+using vision::EpochRecord;
+using vision::initialise_class_priors;
+using vision::predict_logits;
+using vision::train_classifier;
+using vision::TrainOptions;
 
-struct TrainOptions {
-  int epochs = 3;
-  Index batch = 16;
-  double lr = 5e-3;                // Adam's peak learning rate (cosine decay to lr / 10)
-  std::uint64_t shuffle_seed = 0;  // the order of the training canvases
-  bool progress = true;            // the progress line on stderr
-};
-
-struct EpochRecord {
-  int epoch = 0;
-  double train_loss = 0;  // mean binary cross-entropy over the epoch's batches
-  double validation_loss = 0;
-  double validation_map = 0;  // mean average precision over the classes
-  double seconds = 0;         // the epoch's training time
-};
-
-// Sets the classifier's bias b_c to the log-odds log(p_c / (1 - p_c)) of the share p_c of
-// training canvases with class c (add-one smoothed), so that the untrained model already
-// predicts each class's frequency and training starts on the features, not the priors.
-void initialise_class_priors(CamClassifier& model, const CanvasSet& train);
-
-// Adam on binary_cross_entropy_with_logits(logits, multi-hot labels): each of the classes
-// is its own yes/no question. Calls after_epoch (when given) with each epoch's record.
-std::vector<EpochRecord> train_classifier(
-    CamClassifier& model, const CanvasSet& train, const CanvasSet& validation,
-    const TrainOptions& options, const std::function<void(const EpochRecord&)>& after_epoch = {});
-
-// The logits of every canvas of the set, float32 [N, classes], without a graph.
-NDArray predict_logits(CamClassifier& model, const NDArray& images, Index batch = 100);
-
-// ---- (d) metrics: metrics.cpp ----------------------------------------------------------------
-
-// Average precision of one class: rank the canvases by score, and average the precision
-// (the share of true positives among the canvases ranked so far) at each true positive.
-// 1 for a perfect ranking; about the positives' share for a random one. 0 if no positives.
-double average_precision(const std::vector<double>& scores, const std::vector<bool>& positive);
-
-struct ClassificationReport {
-  std::vector<double> average_precision;  // per class
-  std::vector<double> f1;                 // per class, deciding "present" at logit > 0
-  std::vector<Index> support;             // canvases containing the class
-  double mean_average_precision = 0;      // mean over the classes with support
-  double macro_f1 = 0;                    // mean over the classes with support
-  double exact_match = 0;                 // canvases whose whole label set is right
-  double loss = 0;                        // mean binary cross-entropy
-};
-
-ClassificationReport evaluate_classifier(const NDArray& logits, const NDArray& labels);
+// ---- (d) metrics: the library's vision/multilabel_metrics.h -----------------------------------
+//
+// average_precision of one class, and evaluate_classifier: per-class AP and F1, mAP, macro
+// F1, exact match and the loss of a set's logits (ClassificationReport).
+using vision::average_precision;
+using vision::ClassificationReport;
+using vision::evaluate_classifier;
 
 // ---- (e) CAM and Grad-CAM: cam.cpp ---------------------------------------------------------
 //

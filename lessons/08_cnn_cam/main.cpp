@@ -50,7 +50,7 @@ void section_model(Transcript& t, const Options& o, CamClassifier& model, const 
   }
   const PixelStatistics s = pixel_statistics(d.train.images);
   model.encoder.set_input_statistics(s.mean, s.std);
-  initialise_class_priors(model, d.train);
+  initialise_class_priors(model.classifier, d.train);
   t.say("The training pixels have mean {:.4f} and standard deviation {:.4f} (mostly black).\n",
         s.mean, s.std);
   t.say("Standardising them, (x - mean) / std, raises the mean feature at initialisation\n");

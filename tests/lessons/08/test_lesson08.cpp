@@ -139,11 +139,11 @@ TEST_CASE("standardised input and class priors", "[lesson08]") {
   CanvasSet set =
       to_canvas_set({example({object(2, {0, 0, 2, 2})}), example({object(1, {0, 0, 2, 2})})}, 3);
   CamClassifier model(kTiny, 3, gen);
-  initialise_class_priors(model, set);
+  initialise_class_priors(model.classifier, set);
   CHECK_THAT(model.classifier.bias.data().at({2}), WithinAbs(0.0, 1e-7));
   CHECK_THAT(model.classifier.bias.data().at({0}), WithinAbs(std::log(1.0 / 3), 1e-7));
   CamClassifier wrong(kTiny, 4, gen);
-  CHECK_THAT(error_message([&] { initialise_class_priors(wrong, set); }),
+  CHECK_THAT(error_message([&] { initialise_class_priors(wrong.classifier, set); }),
              Contains("3 classes in the data, 4 in the model"));
 }
 
