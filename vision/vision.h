@@ -4,6 +4,7 @@
 //                  classes are on each canvas, and where), its three splits, pixel statistics
 //   canvas_encoder.h   the CNN of lesson 08: a canvas -> an 8x8 grid of region features
 //   cam_classifier.h   the CAM network (Zhou et al. 2016): encoder, average pooling, linear
+//   grad_cam.h         Grad-CAM of CamClassifier at one of its encoder blocks
 //   multilabel_training.h  training any images -> logits model on multi-hot labels
 //   multilabel_metrics.h   average precision, F1 and exact match of a set's logits
 #pragma once
@@ -11,5 +12,6 @@
 #include "vision/cam_classifier.h"
 #include "vision/canvas_encoder.h"
 #include "vision/canvas_set.h"
+#include "vision/grad_cam.h"
 #include "vision/multilabel_metrics.h"
 #include "vision/multilabel_training.h"

@@ -1,31 +1,35 @@
-// Lesson 08: CNN features and class activation maps. The functions that main.cpp runs, in
-// the order of the chapter (docs/08_cnn_cam.md), one file each. What lessons 13 and 14 reuse
-// is the library's, in vision/ (attend::vision; the using-declarations below name it here):
+// Lesson 08: CNN features and class activation maps. What main.cpp runs, in the order of the
+// chapter (docs/08_cnn_cam.md), one file each. Parts (a) to (e) are the library's vision/
+// (namespace attend::vision, which lessons 13 and 14 reuse; the using-declarations below name
+// them here); (f) and (g) are this lesson's own:
 //
-//   vision/canvas_set.cpp  (a) canvases of 1-3 Fashion-MNIST items as a multi-label data set:
-//                      which classes are on each canvas, and where (the true boxes)
-//   vision/canvas_encoder.cpp  (b) CanvasEncoder, 3 x [conv3x3 + ReLU + maxpool2]: a 64x64
-//                      canvas becomes an 8x8 grid of 64-d region features
-//   vision/cam_classifier.cpp  (b) CamClassifier, global average pooling + one linear layer
-//                      on top of the encoder
-//   vision/multilabel_training.cpp  (c) multi-label training with binary cross-entropy and
-//                      Adam, of any images -> logits model
-//   vision/multilabel_metrics.cpp   (d) per-class average precision and F1 on held-out
-//                      canvases
-//   cam.cpp        (e) Grad-CAM (Selvaraju et al. 2017) of this model: the gradients of its
-//                      class logits; the maps themselves, and CAM (Zhou et al. 2016), are
-//                      computed by the library's interpret/cam.h
-//   evaluate.cpp   (f) every map (CAM, Grad-CAM on two grids, brightness, centre, random)
-//                      of every (test canvas, class) pair, scored
-//   figures.cpp    (g) the canvases with their boxes, and the maps overlaid on them
+//   (a) vision/canvas_set.cpp           canvases of 1-3 Fashion-MNIST items as a multi-label
+//                                       data set: which classes are on each canvas, and
+//                                       where (the true boxes)
+//   (b) vision/canvas_encoder.cpp       CanvasEncoder, 3 x [conv3x3 + ReLU + maxpool2]: a
+//                                       64x64 canvas becomes an 8x8 grid of 64-d region
+//                                       features
+//       vision/cam_classifier.cpp       CamClassifier: global average pooling + one linear
+//                                       layer on top of the encoder
+//   (c) vision/multilabel_training.cpp  multi-label training with binary cross-entropy and
+//                                       Adam (of any images -> logits model)
+//   (d) vision/multilabel_metrics.cpp   per-class average precision and F1 on held-out
+//                                       canvases
+//   (e) vision/grad_cam.cpp             Grad-CAM (Selvaraju et al. 2017) of this model: the
+//                                       gradients of its class logits; the maps themselves,
+//                                       and CAM (Zhou et al. 2016), are interpret/cam.h's
+//   (f) evaluate.cpp                    every map (CAM, Grad-CAM on two grids, brightness,
+//                                       centre, random) of every (test canvas, class) pair,
+//                                       scored
+//   (g) figures.cpp                     the canvases with their boxes, and the maps overlaid
+//                                       on them
 //
 // The program itself: program.h (its flags) and section_data.cpp, section_pointing.cpp,
-// section_figures.cpp (the sections main.cpp runs, as they print and draw), on top of the functions
-// here.
+// section_figures.cpp (the sections main.cpp runs, as they print and draw), on top of the
+// functions here.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -80,25 +84,16 @@ using vision::average_precision;
 using vision::ClassificationReport;
 using vision::evaluate_classifier;
 
-// ---- (e) CAM and Grad-CAM: cam.cpp ---------------------------------------------------------
+// ---- (e) CAM and Grad-CAM: the library's interpret/cam.h and vision/grad_cam.h --------------
 //
 // CAM itself (interpret::class_activation_maps), Grad-CAM from features and gradients and
-// its counterfactual variant, and upsample_map are the library's (interpret/cam.h): they
-// work for any model. Here: the gradients of this model.
-
-// The encoder blocks whose output Grad-CAM reads: 3 is the 8x8 grid (the last one, where
-// Grad-CAM equals CAM), 2 the 16x16 grid under it (where there is no CAM).
-struct GradCam {
-  NDArray features;   // A: block `block`'s output [B, K, h, w]
-  NDArray gradients;  // dy^c/dA, with c each image's class (the logit, before the sigmoid)
-  NDArray maps;       // float64 [B, h, w]
-};
-// Runs the model on images [B, 3, S, S] and backpropagates each image's class logit to the
-// output of encoder block `block` (1, 2 or 3). The graph starts at that output (a fresh leaf)
-// because dy/dA does not depend on anything computed before A. Leaves the model's
-// gradients at zero.
-GradCam grad_cam(CamClassifier& model, const NDArray& images, const std::vector<Index>& classes,
-                 int block);
+// its counterfactual variant, and upsample_map are interpret/cam.h's: they work for any
+// model. vision/grad_cam.h gets the gradients of this model: grad_cam(model, images, classes,
+// block) backpropagates each image's class logit to encoder block 3 (the 8x8 grid, where
+// Grad-CAM equals CAM) or 2 (the 16x16 grid under it, where there is no CAM), and returns the
+// features, gradients and maps (GradCam).
+using vision::grad_cam;
+using vision::GradCam;
 
 // ---- (f) the pointing game -------------------------------------------------------------------
 //
