@@ -1,6 +1,7 @@
 // The CAM network (cam_classifier.h): encoder, global average pooling, one linear layer.
 #include "vision/cam_classifier.h"
 
+#include "autograd/ops.h"  // sum and flatten, for docs/08_cnn_cam.md's exercise 4
 #include "nn/pool.h"
 
 namespace attend::vision {
