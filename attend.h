@@ -10,6 +10,8 @@
 //              (deletion and insertion curves, the sanity checks' rank correlation)
 //   seq/       sequence models and decoding: encoder-decoders, training, beam search, BLEU;
 //              seq/captioning/, the canvas captioner of lessons 09 and 10 (Show, Attend and Tell)
+//   vision/    classifying images: canvases as a multi-label data set, the CNN of lesson 08 and
+//              its Grad-CAM, the training loop and metrics of any images -> logits model
 #pragma once
 
 #include "tensor/dtype.h"
@@ -72,3 +74,5 @@
 
 #include "seq/captioning/captioning.h"
 #include "seq/seq.h"
+
+#include "vision/vision.h"

@@ -1,5 +1,5 @@
 // Where does a classifier see the class? Two answers, computed from arrays so that any model
-// can use them: the lesson's CNN (lessons/08_cnn_cam) and whatever comes after it.
+// can use them: lesson 08's CNN (vision/cam_classifier.h) and whatever comes after it.
 //
 // CAM (Zhou et al. 2016). For a head "global average pooling, then linear" the class score
 // is s_c = sum_k w_k^c F_k + b_c with F_k the mean of feature map f_k. Swap the sum over k

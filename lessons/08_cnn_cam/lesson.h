@@ -1,28 +1,35 @@
-// Lesson 08: CNN features and class activation maps. The functions that main.cpp runs, in
-// the order of the chapter (docs/08_cnn_cam.md), one file each:
+// Lesson 08: CNN features and class activation maps. What main.cpp runs, in the order of the
+// chapter (docs/08_cnn_cam.md), one file each. Parts (a) to (e) are the library's vision/
+// (namespace attend::vision, which lessons 13 and 14 reuse; the using-declarations below name
+// them here); (f) and (g) are this lesson's own:
 //
-//   data.cpp       (a) canvases of 1-3 Fashion-MNIST items as a multi-label data set: which
-//                      classes are on each canvas, and where (the true boxes)
-//   model.cpp      (b) CanvasEncoder, 3 x [conv3x3 + ReLU + maxpool2]: a 64x64 canvas becomes
-//                      an 8x8 grid of 64-d region features (a module of its own, for
-//                      lesson 09 to reuse), and CamClassifier, global average pooling +
-//                      one linear layer on top
-//   train.cpp      (c) multi-label training with binary cross-entropy and Adam
-//   metrics.cpp    (d) per-class average precision and F1 on held-out canvases
-//   cam.cpp        (e) Grad-CAM (Selvaraju et al. 2017) of this model: the gradients of its
-//                      class logits; the maps themselves, and CAM (Zhou et al. 2016), are
-//                      computed by the library's interpret/cam.h
-//   evaluate.cpp   (f) every map (CAM, Grad-CAM on two grids, brightness, centre, random)
-//                      of every (test canvas, class) pair, scored
-//   figures.cpp    (g) the canvases with their boxes, and the maps overlaid on them
+//   (a) vision/canvas_set.cpp           canvases of 1-3 Fashion-MNIST items as a multi-label
+//                                       data set: which classes are on each canvas, and
+//                                       where (the true boxes)
+//   (b) vision/canvas_encoder.cpp       CanvasEncoder, 3 x [conv3x3 + ReLU + maxpool2]: a
+//                                       64x64 canvas becomes an 8x8 grid of 64-d region
+//                                       features
+//       vision/cam_classifier.cpp       CamClassifier: global average pooling + one linear
+//                                       layer on top of the encoder
+//   (c) vision/multilabel_training.cpp  multi-label training with binary cross-entropy and
+//                                       Adam (of any images -> logits model)
+//   (d) vision/multilabel_metrics.cpp   per-class average precision and F1 on held-out
+//                                       canvases
+//   (e) vision/grad_cam.cpp             Grad-CAM (Selvaraju et al. 2017) of this model: the
+//                                       gradients of its class logits; the maps themselves,
+//                                       and CAM (Zhou et al. 2016), are interpret/cam.h's
+//   (f) evaluate.cpp                    every map (CAM, Grad-CAM on two grids, brightness,
+//                                       centre, random) of every (test canvas, class) pair,
+//                                       scored
+//   (g) figures.cpp                     the canvases with their boxes, and the maps overlaid
+//                                       on them
 //
 // The program itself: program.h (its flags) and section_data.cpp, section_pointing.cpp,
-// section_figures.cpp (the sections main.cpp runs, as they print and draw), on top of the functions
-// here.
+// section_figures.cpp (the sections main.cpp runs, as they print and draw), on top of the
+// functions here.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,187 +37,63 @@
 
 namespace attend::lesson08 {
 
-// ---- (a) data: data.cpp ---------------------------------------------------------------------
+// ---- (a) data: the library's vision/canvas_set.h ----------------------------------------------
+//
+// Canvases as a multi-label data set (CanvasSet: images, multi-hot labels, the objects with
+// their boxes), the three splits (make_canvas_data), class counts, the boxes of one class on
+// a canvas, one canvas as an image, and the pixel statistics that standardise the input.
+using vision::boxes_of_class;
+using vision::canvas_image;
+using vision::CanvasData;
+using vision::CanvasDataOptions;
+using vision::CanvasSet;
+using vision::class_counts;
+using vision::make_canvas_data;
+using vision::pixel_statistics;
+using vision::PixelStatistics;
+using vision::to_canvas_set;
 
-// Canvases as arrays, ready for a DataLoader, with the objects (labels and boxes) kept for
-// the pointing game.
-struct CanvasSet {
-  NDArray images;  // float32 [N, 3, S, S], values in [0, 1]
-  NDArray labels;  // float32 [N, classes]: 1 if at least one object of the class is on it
-  std::vector<std::vector<data::CanvasObject>> objects;  // per canvas, with exact boxes
-  Index size() const { return images.defined() ? images.size(0) : 0; }
-};
+// ---- (b) the model: the library's vision/canvas_encoder.h and vision/cam_classifier.h ---------
+//
+// ConvBlock (conv3x3 + ReLU + maxpool2, He-initialised), EncoderShape (the channels: 32, 64,
+// 64), CanvasEncoder (three blocks: a 64x64 canvas becomes an 8x8 grid of 64-d region
+// features; forward_blocks runs some of them; set_input_statistics standardises the pixels)
+// and CamClassifier (encoder, global average pooling, one linear layer `classifier`;
+// classify is the head alone).
+using vision::CamClassifier;
+using vision::CanvasEncoder;
+using vision::ConvBlock;
+using vision::EncoderShape;
 
-// Stacks the canvases and writes their multi-hot labels (a canvas with two bags and a coat
-// has 1 at "bag" and "coat" and 0 elsewhere).
-CanvasSet to_canvas_set(const std::vector<data::CanvasExample>& examples, Index classes);
+// ---- (c) training: the library's vision/multilabel_training.h ---------------------------------
+//
+// TrainOptions and EpochRecord; initialise_class_priors (the classifier's biases at the
+// classes' log-odds); train_classifier (Adam on one binary cross-entropy per class, for any
+// images -> logits module); predict_logits (a whole set's logits without a graph).
+using vision::EpochRecord;
+using vision::initialise_class_priors;
+using vision::predict_logits;
+using vision::train_classifier;
+using vision::TrainOptions;
 
-struct DataOptions {
-  Index train = 4000, validation = 300, test = 600;  // canvases in each split
-  std::uint64_t seed = 0;                            // which canvases are drawn
-  bool synthetic = false;  // the generated stand-in for Fashion-MNIST (no files needed)
-  std::string folder = data::kFashionMnistFolder;
-  Index canvas_size = 64;  // side in pixels; the encoder needs a multiple of 8
-};
+// ---- (d) metrics: the library's vision/multilabel_metrics.h -----------------------------------
+//
+// average_precision of one class, and evaluate_classifier: per-class AP and F1, mAP, macro
+// F1, exact match and the loss of a set's logits (ClassificationReport).
+using vision::average_precision;
+using vision::ClassificationReport;
+using vision::evaluate_classifier;
 
-struct LessonData {
-  CanvasSet train, validation, test;
-  std::vector<std::string> class_names;  // Fashion-MNIST's, or the synthetic patterns'
-};
-
-// Training canvases are drawn from Fashion-MNIST's training pictures, validation and test
-// canvases from its test pictures (items the model never saw), by make_canvas_splits.
-LessonData make_lesson_data(const DataOptions& options);
-
-// How many canvases of the set contain each class.
-std::vector<Index> class_counts(const CanvasSet& set);
-
-// The boxes of the objects of class `label` on one canvas (several when it appears twice).
-std::vector<data::Box> boxes_of_class(const std::vector<data::CanvasObject>& objects, Index label);
-
-// Canvas i of a set as an image [3, S, S].
-NDArray canvas_image(const CanvasSet& set, Index i);
-
-// ---- (b) the model: model.cpp ----------------------------------------------------------------
-
-// conv3x3 (padding 1, so the grid keeps its size) + ReLU + 2x2 max pooling (halves it).
-class ConvBlock : public nn::UnaryModule {
- public:
-  ConvBlock(Index in_channels, Index out_channels, Generator& gen);
-  Tensor forward(const Tensor& x) override;
-  std::string describe() const override;
-
-  nn::Conv2d conv;
-};
-
-// The widths of REF-SAT's encoder (/work/shared/bench/ref_sat.py): 32, 64, 64 channels.
-struct EncoderShape {
-  Index in_channels = 3;
-  Index channels1 = 32, channels2 = 64, channels3 = 64;
-};
-
-// Three ConvBlocks: [B, 3, S, S] -> [B, channels3, S/8, S/8]. For a 64x64 canvas that is an
-// 8x8 grid of 64-d feature vectors, one per 8x8-pixel region: the "annotation vectors" a_i
-// of Show, Attend and Tell (there 14x14x512 from VGG), which an attention model weighs.
-class CanvasEncoder : public nn::UnaryModule {
- public:
-  static constexpr int kBlocks = 3;
-
-  explicit CanvasEncoder(const EncoderShape& shape = {}, Generator& gen = default_generator());
-  Tensor forward(const Tensor& images) override { return forward_blocks(images, 0, kBlocks); }
-  // Runs blocks first..last-1 (0-based) on x: forward_blocks(images, 0, 2) is the 16x16 grid
-  // of block 2, and forward_blocks(that, 2, 3) finishes the encoder from it. When first is 0,
-  // x is a batch of images and is standardised first.
-  Tensor forward_blocks(const Tensor& x, int first, int last);
-  // (x - mean) / std before the first block, so that the first layer sees values of size
-  // about 1 (the canvases are mostly black: pixel mean ~0.03, std ~0.13). Off: 0 and 1.
-  void set_input_statistics(double mean, double std);
-  double input_mean() const { return input_mean_; }
-  double input_std() const { return input_std_; }
-  Index out_channels() const { return shape_.channels3; }
-  const EncoderShape& shape() const { return shape_; }
-  std::string describe() const override;
-
-  ConvBlock block1, block2, block3;
-
- private:
-  EncoderShape shape_;
-  double input_mean_ = 0, input_std_ = 1;
-};
-
-// The mean and standard deviation of all the pixels of images [N, C, H, W].
-struct PixelStatistics {
-  double mean = 0, std = 1;
-};
-PixelStatistics pixel_statistics(const NDArray& images);
-
-// The CAM network of Zhou et al. (2016): encoder, global average pooling, one linear layer.
-//   F_k = mean over (x, y) of f_k(x, y),   s_c = sum_k w_k^c F_k + b_c   (one logit per class)
-// Without the pooling-then-linear head there would be no CAM: the map is this same sum taken
-// before the pooling.
-class CamClassifier : public nn::Module {
- public:
-  CamClassifier(const EncoderShape& shape, Index classes, Generator& gen = default_generator());
-  Tensor forward(const Tensor& images);  // logits [B, classes]
-  // The head alone: features [B, K, h, w] -> logits [B, classes].
-  Tensor classify(const Tensor& features);
-  Index classes() const { return classifier.weight.size(0); }
-  std::string describe() const override { return "CamClassifier"; }
-
-  CanvasEncoder encoder;
-  nn::Linear classifier;  // weight [classes, K]: w_k^c is weight[c, k]
-};
-
-// ---- (c) training: train.cpp -----------------------------------------------------------------
-
-struct TrainOptions {
-  int epochs = 3;
-  Index batch = 16;
-  double lr = 5e-3;                // Adam's peak learning rate (cosine decay to lr / 10)
-  std::uint64_t shuffle_seed = 0;  // the order of the training canvases
-  bool progress = true;            // the progress line on stderr
-};
-
-struct EpochRecord {
-  int epoch = 0;
-  double train_loss = 0;  // mean binary cross-entropy over the epoch's batches
-  double validation_loss = 0;
-  double validation_map = 0;  // mean average precision over the classes
-  double seconds = 0;         // the epoch's training time
-};
-
-// Sets the classifier's bias b_c to the log-odds log(p_c / (1 - p_c)) of the share p_c of
-// training canvases with class c (add-one smoothed), so that the untrained model already
-// predicts each class's frequency and training starts on the features, not the priors.
-void initialise_class_priors(CamClassifier& model, const CanvasSet& train);
-
-// Adam on binary_cross_entropy_with_logits(logits, multi-hot labels): each of the classes
-// is its own yes/no question. Calls after_epoch (when given) with each epoch's record.
-std::vector<EpochRecord> train_classifier(
-    CamClassifier& model, const CanvasSet& train, const CanvasSet& validation,
-    const TrainOptions& options, const std::function<void(const EpochRecord&)>& after_epoch = {});
-
-// The logits of every canvas of the set, float32 [N, classes], without a graph.
-NDArray predict_logits(CamClassifier& model, const NDArray& images, Index batch = 100);
-
-// ---- (d) metrics: metrics.cpp ----------------------------------------------------------------
-
-// Average precision of one class: rank the canvases by score, and average the precision
-// (the share of true positives among the canvases ranked so far) at each true positive.
-// 1 for a perfect ranking; about the positives' share for a random one. 0 if no positives.
-double average_precision(const std::vector<double>& scores, const std::vector<bool>& positive);
-
-struct ClassificationReport {
-  std::vector<double> average_precision;  // per class
-  std::vector<double> f1;                 // per class, deciding "present" at logit > 0
-  std::vector<Index> support;             // canvases containing the class
-  double mean_average_precision = 0;      // mean over the classes with support
-  double macro_f1 = 0;                    // mean over the classes with support
-  double exact_match = 0;                 // canvases whose whole label set is right
-  double loss = 0;                        // mean binary cross-entropy
-};
-
-ClassificationReport evaluate_classifier(const NDArray& logits, const NDArray& labels);
-
-// ---- (e) CAM and Grad-CAM: cam.cpp ---------------------------------------------------------
+// ---- (e) CAM and Grad-CAM: the library's interpret/cam.h and vision/grad_cam.h --------------
 //
 // CAM itself (interpret::class_activation_maps), Grad-CAM from features and gradients and
-// its counterfactual variant, and upsample_map are the library's (interpret/cam.h): they
-// work for any model. Here: the gradients of this model.
-
-// The encoder blocks whose output Grad-CAM reads: 3 is the 8x8 grid (the last one, where
-// Grad-CAM equals CAM), 2 the 16x16 grid under it (where there is no CAM).
-struct GradCam {
-  NDArray features;   // A: block `block`'s output [B, K, h, w]
-  NDArray gradients;  // dy^c/dA, with c each image's class (the logit, before the sigmoid)
-  NDArray maps;       // float64 [B, h, w]
-};
-// Runs the model on images [B, 3, S, S] and backpropagates each image's class logit to the
-// output of encoder block `block` (1, 2 or 3). The graph starts at that output (a fresh leaf)
-// because dy/dA does not depend on anything computed before A. Leaves the model's
-// gradients at zero.
-GradCam grad_cam(CamClassifier& model, const NDArray& images, const std::vector<Index>& classes,
-                 int block);
+// its counterfactual variant, and upsample_map are interpret/cam.h's: they work for any
+// model. vision/grad_cam.h gets the gradients of this model: grad_cam(model, images, classes,
+// block) backpropagates each image's class logit to encoder block 3 (the 8x8 grid, where
+// Grad-CAM equals CAM) or 2 (the 16x16 grid under it, where there is no CAM), and returns the
+// features, gradients and maps (GradCam).
+using vision::grad_cam;
+using vision::GradCam;
 
 // ---- (f) the pointing game -------------------------------------------------------------------
 //

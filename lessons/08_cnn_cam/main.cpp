@@ -29,7 +29,7 @@ double mean_feature(CamClassifier& model, const CanvasSet& set) {
   return mean(model.encoder(images).data()).item();
 }
 
-void section_model(Transcript& t, const Options& o, CamClassifier& model, const LessonData& d) {
+void section_model(Transcript& t, const Options& o, CamClassifier& model, const CanvasData& d) {
   t.heading("2. The CNN: an 8x8 grid of region features, pooled, then one linear layer");
   t.say("{}", model.summary());
   {
@@ -50,7 +50,7 @@ void section_model(Transcript& t, const Options& o, CamClassifier& model, const 
   }
   const PixelStatistics s = pixel_statistics(d.train.images);
   model.encoder.set_input_statistics(s.mean, s.std);
-  initialise_class_priors(model, d.train);
+  initialise_class_priors(model.classifier, d.train);
   t.say("The training pixels have mean {:.4f} and standard deviation {:.4f} (mostly black).\n",
         s.mean, s.std);
   t.say("Standardising them, (x - mean) / std, raises the mean feature at initialisation\n");
@@ -60,7 +60,7 @@ void section_model(Transcript& t, const Options& o, CamClassifier& model, const 
         d.class_names[0]);
 }
 
-void section_training(Transcript& t, const Options& o, CamClassifier& model, const LessonData& d) {
+void section_training(Transcript& t, const Options& o, CamClassifier& model, const CanvasData& d) {
   t.heading("3. Training: one binary cross-entropy per class");
   t.say("Adam, peak lr {} with a cosine decay to lr/10, {} epochs of {} canvases, batches of {}.\n",
         o.lr, o.epochs, d.train.size(), o.batch);
@@ -94,7 +94,7 @@ void section_training(Transcript& t, const Options& o, CamClassifier& model, con
   t.say("Wrote {}/metrics.csv{}.\n", o.out, drawn ? " and training.png" : "");
 }
 
-void section_classification(Transcript& t, CamClassifier& model, const LessonData& d) {
+void section_classification(Transcript& t, CamClassifier& model, const CanvasData& d) {
   t.heading("4. Which classes are on a held-out canvas?");
   model.eval();
   ClassificationReport r = evaluate_classifier(predict_logits(model, d.test.images), d.test.labels);
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
     Transcript t;
     t.say("Lesson 08: CNN features and class activation maps (seed {}, outputs in {})\n", o.seed,
           o.out);
-    LessonData d = section_data(t, o);
+    CanvasData d = section_data(t, o);
     Generator gen(o.seed);
     CamClassifier model(EncoderShape{}, static_cast<Index>(d.class_names.size()), gen);
     section_model(t, o, model, d);

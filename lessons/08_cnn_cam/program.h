@@ -15,11 +15,11 @@ struct Options : app::Flags {
   std::uint64_t seed =
       flag(seed, "seed", 0, "seed of the canvases, initial weights, batch order and random maps");
   Index train =
-      flag(train, "train", DataOptions{}.train, "training canvases", app::at_least<Index>(1));
-  Index validation = flag(validation, "validation", DataOptions{}.validation,
+      flag(train, "train", CanvasDataOptions{}.train, "training canvases", app::at_least<Index>(1));
+  Index validation = flag(validation, "validation", CanvasDataOptions{}.validation,
                           "validation canvases, scored after every epoch", app::at_least<Index>(1));
   Index test =
-      flag(test, "test", DataOptions{}.test,
+      flag(test, "test", CanvasDataOptions{}.test,
            "held-out canvases for the final scores and the pointing game", app::at_least<Index>(1));
   int epochs = flag(epochs, "epochs", TrainOptions{}.epochs, "passes over the training canvases",
                     app::at_least(1));
@@ -48,13 +48,13 @@ struct Options : app::Flags {
 constexpr Index kZoom = 2;
 
 // Section 1 (section_data.cpp): the canvases, their classes and boxes; canvases.png.
-LessonData section_data(app::Transcript& t, const Options& o);
+CanvasData section_data(app::Transcript& t, const Options& o);
 // Section 6 (section_pointing.cpp): the pointing game's scores; pointing_game.png and
 // pointing_pairs.csv.
 void section_pointing(app::Transcript& t, const Options& o, const PointingResults& p,
                       const std::vector<std::string>& names);
 // Section 7 (section_figures.cpp): maps.png.
 void section_figures(app::Transcript& t, const Options& o, CamClassifier& model,
-                     const LessonData& d);
+                     const CanvasData& d);
 
 }  // namespace attend::lesson08

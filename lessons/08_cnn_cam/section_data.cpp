@@ -22,9 +22,9 @@ std::string noun_list(const std::vector<data::CanvasObject>& objects,
 
 }  // namespace
 
-LessonData section_data(app::Transcript& t, const Options& o) {
+CanvasData section_data(app::Transcript& t, const Options& o) {
   t.heading("1. Canvases: which classes, and where");
-  LessonData d = make_lesson_data({.train = o.train,
+  CanvasData d = make_canvas_data({.train = o.train,
                                    .validation = o.validation,
                                    .test = o.test,
                                    .seed = o.seed,

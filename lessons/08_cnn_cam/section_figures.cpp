@@ -7,7 +7,7 @@ namespace attend::lesson08 {
 namespace {
 
 // One row of maps.png: test canvas i, then CAM, Grad-CAM 8x8 and 16x16 of each class on it.
-std::vector<Panel> figure_row(CamClassifier& model, const LessonData& d, Index i, Generator& gen) {
+std::vector<Panel> figure_row(CamClassifier& model, const CanvasData& d, Index i, Generator& gen) {
   const Index size = d.test.images.size(2);
   const NDArray image = canvas_image(d.test, i);
   const auto& objects = d.test.objects[static_cast<std::size_t>(i)];
@@ -34,7 +34,7 @@ std::vector<Panel> figure_row(CamClassifier& model, const LessonData& d, Index i
 }  // namespace
 
 void section_figures(app::Transcript& t, const Options& o, CamClassifier& model,
-                     const LessonData& d) {
+                     const CanvasData& d) {
   t.heading("7. The maps over the canvases");
   const Index count = std::min<Index>(o.figures, d.test.size());
   if (count == 0) {

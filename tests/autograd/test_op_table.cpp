@@ -72,7 +72,7 @@ OpsInSources ops_in_sources() {
   OpsInSources found;
   const std::regex call(R"re(\bmake_op\s*\(\s*("([^"]*)")?)re");
   const std::regex new_node(R"(make_shared<\s*Node\s*>)");
-  for (const char* folder : {"tensor", "autograd", "nn", "app", "seq", "interpret"}) {
+  for (const char* folder : {"tensor", "autograd", "nn", "app", "seq", "interpret", "vision"}) {
     if (!fs::exists(kRoot / folder)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(kRoot / folder)) {
       const std::string ext = entry.path().extension().string();

@@ -1,8 +1,9 @@
 // The shape of the code base, checked: the folders are the architecture, and a lesson stands
 // on the library alone.
 //
-//   tensor/ <- autograd/ <- nn/ <- interpret/ <- seq/ <- lessons/NN_name/
-//   app/ (flags, transcript, clock) needs only tensor/error.h; seq/ and lessons may use it.
+//   tensor/ <- autograd/ <- nn/ <- interpret/ <- seq/ and vision/ <- lessons/NN_name/
+//   app/ (flags, transcript, clock) needs only tensor/error.h; seq/, vision/ and lessons may
+//   use it. seq/ and vision/ stand side by side: neither includes the other.
 //
 // A lesson includes "attend.h" and its own folder's headers, never another lesson's, never an
 // internal header; every lesson's main.cpp reads like its chapter (at most 250 lines) and no
@@ -38,9 +39,10 @@ const std::map<std::string, std::set<std::string>> kMayInclude = {
     {"app", {"tensor"}},
     {"interpret", {"tensor", "autograd", "nn"}},
     {"seq", {"tensor", "autograd", "nn", "app", "interpret"}},
+    {"vision", {"tensor", "autograd", "nn", "app", "interpret"}},
 };
-const std::set<std::string> kProjectFolders = {"tensor",    "autograd", "nn",      "app",
-                                               "interpret", "seq",      "lessons", "tests"};
+const std::set<std::string> kProjectFolders = {"tensor", "autograd", "nn",      "app",  "interpret",
+                                               "seq",    "vision",   "lessons", "tests"};
 
 std::vector<std::string> read_lines(const fs::path& path) {
   std::ifstream file(path);
@@ -246,7 +248,8 @@ TEST_CASE("every lesson's main.cpp is at most 250 lines", "[layout]") {
 
 TEST_CASE("no function in the library or the lessons is longer than 80 lines", "[layout]") {
   std::vector<std::string> problems;
-  for (const char* folder : {"tensor", "autograd", "nn", "app", "interpret", "seq", "lessons"})
+  for (const char* folder :
+       {"tensor", "autograd", "nn", "app", "interpret", "seq", "vision", "lessons"})
     for (const fs::path& file : sources_below(kRoot / folder))
       for (const LongFunction& f : functions_of(file))
         if (f.lines > 80)

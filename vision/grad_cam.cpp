@@ -1,12 +1,15 @@
-// (e) Grad-CAM of the lesson's classifier: the gradient of each image's class logit with
-// respect to the output of an encoder block, turned into a map by
-// interpret::grad_cam_from_gradients (interpret/cam.h has the equations, and CAM).
-//
-// On the last grid of this model dy^c/dA^k_ij = w_k^c / Z at every cell, so alpha_k^c =
-// w_k^c / Z and L^c = ReLU(M_c) / Z: Grad-CAM is CAM, rescaled, without its negative part.
-#include "lesson.h"
+// Grad-CAM of CamClassifier (grad_cam.h): one backward from the chosen block's output.
+#include "vision/grad_cam.h"
 
-namespace attend::lesson08 {
+#include <cstdint>
+
+#include "autograd/ops.h"
+#include "autograd/tensor.h"
+#include "interpret/cam.h"
+#include "tensor/error.h"
+#include "tensor/index_ops.h"
+
+namespace attend::vision {
 
 GradCam grad_cam(CamClassifier& model, const NDArray& images, const std::vector<Index>& classes,
                  int block) {
@@ -35,4 +38,4 @@ GradCam grad_cam(CamClassifier& model, const NDArray& images, const std::vector<
   return result;
 }
 
-}  // namespace attend::lesson08
+}  // namespace attend::vision

@@ -1,14 +1,25 @@
-// (c) Training. A canvas can hold a bag and a coat at once, so this is not a choice of one
-// class out of ten (softmax + cross-entropy) but ten independent yes/no questions: one
-// logit per class, each squashed by a sigmoid, each with a binary cross-entropy against the
-// multi-hot target. The losses are averaged over the classes and canvases.
+// The multi-label training loop (multilabel_training.h): Adam with a cosine learning rate on
+// one binary cross-entropy per class, scored on the validation canvases after every epoch.
+#include "vision/multilabel_training.h"
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
 
-#include "lesson.h"
+#include "app/clock.h"
+#include "autograd/tensor.h"
+#include "nn/data/data_loader.h"
+#include "nn/data/dataset.h"
+#include "nn/loss.h"
+#include "nn/optim/adam.h"
+#include "nn/optim/schedule.h"
+#include "nn/viz/progress.h"
+#include "tensor/error.h"
+#include "tensor/shape_ops.h"
+#include "vision/multilabel_metrics.h"
 
-namespace attend::lesson08 {
+namespace attend::vision {
 namespace {
 
 // The learning rate falls along half a cosine to this share of its peak by the last step.
@@ -16,7 +27,10 @@ constexpr double kFinalLrShare = 0.1;
 
 }  // namespace
 
-NDArray predict_logits(CamClassifier& model, const NDArray& images, Index batch) {
+NDArray predict_logits(nn::UnaryModule& model, const NDArray& images, Index batch) {
+  if (batch < 1) fail("predict_logits: the batch must be at least 1, got {}", batch);
+  if (images.ndim() < 1 || images.size(0) < 1)
+    fail("predict_logits: needs a batch of at least one image, got {}", images.shape());
   NoGradGuard no_graph;
   std::vector<NDArray> parts;
   for (Index start = 0; start < images.size(0); start += batch) {
@@ -26,20 +40,22 @@ NDArray predict_logits(CamClassifier& model, const NDArray& images, Index batch)
   return concat(parts, 0);
 }
 
-void initialise_class_priors(CamClassifier& model, const CanvasSet& train) {
+void initialise_class_priors(nn::Linear& head, const CanvasSet& train) {
+  if (!head.bias.defined()) fail("initialise_class_priors: the head has no bias");
   const std::vector<Index> counts = class_counts(train);
-  if (static_cast<Index>(counts.size()) != model.classes())
+  const Index classes = head.bias.size(0);
+  if (static_cast<Index>(counts.size()) != classes)
     fail("initialise_class_priors: {} classes in the data, {} in the model", counts.size(),
-         model.classes());
-  for (Index c = 0; c < model.classes(); ++c) {
+         classes);
+  for (Index c = 0; c < classes; ++c) {
     const double p = (static_cast<double>(counts[static_cast<std::size_t>(c)]) + 1) /
                      (static_cast<double>(train.size()) + 2);
-    model.classifier.bias.data().set({c}, std::log(p / (1 - p)));
+    head.bias.data().set({c}, std::log(p / (1 - p)));
   }
 }
 
 std::vector<EpochRecord> train_classifier(
-    CamClassifier& model, const CanvasSet& train, const CanvasSet& validation,
+    nn::UnaryModule& model, const CanvasSet& train, const CanvasSet& validation,
     const TrainOptions& options, const std::function<void(const EpochRecord&)>& after_epoch) {
   if (options.epochs < 1) fail("train_classifier: needs at least 1 epoch, got {}", options.epochs);
   if (options.batch < 1)
@@ -93,4 +109,4 @@ std::vector<EpochRecord> train_classifier(
   return records;
 }
 
-}  // namespace attend::lesson08
+}  // namespace attend::vision

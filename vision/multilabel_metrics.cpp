@@ -1,19 +1,14 @@
-// (d) How well the classifier says which classes are on a held-out canvas.
-//
-// Accuracy over all canvas x class decisions would look good for a model that always says
-// "absent" (about 80% of the answers are "absent"), so the lesson reports, per class:
-//   average precision   how well the scores rank the canvases that contain the class above
-//                       those that do not (no threshold needed); its mean over the classes
-//                       is the mAP of PASCAL VOC and COCO classification
-//   F1                  2 TP / (2 TP + FP + FN) when "present" means logit > 0 (a sigmoid
-//                       probability above 1/2)
-// and, over whole canvases, the share whose label set is exactly right.
+// Average precision, F1 and exact match of a multi-label classifier (multilabel_metrics.h).
+#include "vision/multilabel_metrics.h"
+
 #include <algorithm>
 #include <numeric>
 
-#include "lesson.h"
+#include "autograd/tensor.h"
+#include "nn/loss.h"
+#include "tensor/error.h"
 
-namespace attend::lesson08 {
+namespace attend::vision {
 
 double average_precision(const std::vector<double>& scores, const std::vector<bool>& positive) {
   if (scores.size() != positive.size())
@@ -95,4 +90,4 @@ ClassificationReport evaluate_classifier(const NDArray& logits, const NDArray& l
   return report;
 }
 
-}  // namespace attend::lesson08
+}  // namespace attend::vision

@@ -1,16 +1,13 @@
-// (b) The model. Show, Attend and Tell reads an image as a grid of region features: VGG's
-// 14x14x512 conv5_4 map, one 512-d vector per 16x16-pixel region of a 224x224 photo. Here a
-// small CNN trained from scratch plays VGG's part: three blocks of conv3x3 + ReLU + 2x2 max
-// pooling turn a 64x64 canvas into an 8x8 grid of 64-d vectors, one per 8x8-pixel region.
-//
-// Each pooling halves the grid, so grid cell (i, j) of the output looks mostly at pixels
-// 8i..8i+7, 8j..8j+7 of the canvas (its receptive field, 22x22 pixels, reaches 7 pixels
-// beyond). That alignment is what lets a map over the grid be drawn over the canvas.
+// The canvas encoder (canvas_encoder.h): three blocks of conv3x3 + ReLU + 2x2 max pooling.
+#include "vision/canvas_encoder.h"
+
 #include <cmath>
 
-#include "lesson.h"
+#include "autograd/ops.h"
+#include "nn/pool.h"
+#include "tensor/error.h"
 
-namespace attend::lesson08 {
+namespace attend::vision {
 
 // The kernel of every convolution, and the padding that keeps the grid's size.
 constexpr Index kKernel = 3, kPadding = 1;
@@ -67,36 +64,9 @@ void CanvasEncoder::set_input_statistics(double mean, double std) {
   input_std_ = std;
 }
 
-PixelStatistics pixel_statistics(const NDArray& images) {
-  if (images.numel() == 0) fail("pixel_statistics: no pixels");
-  const std::vector<double> values = images.to_vector();
-  double sum = 0, squares = 0;
-  for (double v : values) sum += v;
-  const double mean = sum / static_cast<double>(values.size());
-  for (double v : values) squares += (v - mean) * (v - mean);
-  const double std = std::sqrt(squares / static_cast<double>(values.size()));
-  return {mean, std > 0 ? std : 1.0};  // a constant image set: nothing to scale
-}
-
 std::string CanvasEncoder::describe() const {
   return fmt::format("CanvasEncoder({} -> {} -> {} -> {} channels, grid / 8)", shape_.in_channels,
                      shape_.channels1, shape_.channels2, shape_.channels3);
 }
 
-CamClassifier::CamClassifier(const EncoderShape& shape, Index classes, Generator& gen)
-    : encoder(shape, gen), classifier(shape.channels3, classes, /*bias=*/true, gen) {
-  register_module("encoder", encoder);
-  register_module("classifier", classifier);
-}
-
-Tensor CamClassifier::forward(const Tensor& images) {
-  return classify(encoder(images));
-}
-
-// F_k = mean over the grid of f_k (global average pooling), then s_c = sum_k w_k^c F_k + b_c.
-// Zhou et al. write F_k as a sum; the mean only divides every w_k^c by the number of cells.
-Tensor CamClassifier::classify(const Tensor& features) {
-  return classifier(nn::global_avg_pool2d(features));
-}
-
-}  // namespace attend::lesson08
+}  // namespace attend::vision

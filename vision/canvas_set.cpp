@@ -1,12 +1,14 @@
-// (a) The data: canvases with 1 to 3 items (nn/data/canvas.h), turned into a multi-label
-// classification set. The caption is not used here; what is kept is which classes are on
-// the canvas (the targets) and where their objects are (the boxes the pointing game scores
-// against). The classifier never sees a box.
-#include <algorithm>
+// Canvases as a multi-label data set (canvas_set.h): the multi-hot labels, the three splits,
+// and the statistics a model standardises its input with.
+#include "vision/canvas_set.h"
 
-#include "lesson.h"
+#include <cmath>
 
-namespace attend::lesson08 {
+#include "nn/data/synthetic_images.h"
+#include "tensor/error.h"
+#include "tensor/shape_ops.h"
+
+namespace attend::vision {
 
 CanvasSet to_canvas_set(const std::vector<data::CanvasExample>& examples, Index classes) {
   if (examples.empty()) fail("to_canvas_set: no canvases");
@@ -29,12 +31,12 @@ CanvasSet to_canvas_set(const std::vector<data::CanvasExample>& examples, Index 
   return set;
 }
 
-LessonData make_lesson_data(const DataOptions& options) {
+CanvasData make_canvas_data(const CanvasDataOptions& options) {
   if (options.train < 1 || options.validation < 1 || options.test < 1)
-    fail("make_lesson_data: every split needs at least one canvas, got {} / {} / {}", options.train,
+    fail("make_canvas_data: every split needs at least one canvas, got {} / {} / {}", options.train,
          options.validation, options.test);
   if (options.canvas_size % 8 != 0 || options.canvas_size < 32)
-    fail("make_lesson_data: the canvas side must be a multiple of 8 and at least 32, got {}",
+    fail("make_canvas_data: the canvas side must be a multiple of 8 and at least 32, got {}",
          options.canvas_size);
   // Pictures for the training canvases come from the training split, those for held-out
   // canvases from the test split: a held-out canvas shows items the model has never seen.
@@ -51,19 +53,19 @@ LessonData make_lesson_data(const DataOptions& options) {
   // Items keep the canvas module's 18-26 pixel sides on a 64-pixel canvas, scaled with it.
   canvas.min_item_size = 18 * options.canvas_size / 64;
   canvas.max_item_size = 26 * options.canvas_size / 64;
-  LessonData lesson_data;
-  lesson_data.class_names = train_items.class_names;
+  CanvasData canvas_data;
+  canvas_data.class_names = train_items.class_names;
   const data::CanvasGenerator train_canvases(train_items, canvas);
   const data::CanvasGenerator held_out_canvases(held_out_items, canvas);
   data::CanvasSplits splits = data::make_canvas_splits(
       train_canvases, held_out_canvases, static_cast<std::size_t>(options.train),
       static_cast<std::size_t>(options.validation), static_cast<std::size_t>(options.test),
       options.seed);
-  const auto classes = static_cast<Index>(lesson_data.class_names.size());
-  lesson_data.train = to_canvas_set(splits.train, classes);
-  lesson_data.validation = to_canvas_set(splits.validation, classes);
-  lesson_data.test = to_canvas_set(splits.test, classes);
-  return lesson_data;
+  const auto classes = static_cast<Index>(canvas_data.class_names.size());
+  canvas_data.train = to_canvas_set(splits.train, classes);
+  canvas_data.validation = to_canvas_set(splits.validation, classes);
+  canvas_data.test = to_canvas_set(splits.test, classes);
+  return canvas_data;
 }
 
 std::vector<Index> class_counts(const CanvasSet& set) {
@@ -87,4 +89,15 @@ NDArray canvas_image(const CanvasSet& set, Index i) {
   return slice(set.images, 0, i, i + 1).reshape({3, set.images.size(2), set.images.size(3)});
 }
 
-}  // namespace attend::lesson08
+PixelStatistics pixel_statistics(const NDArray& images) {
+  if (images.numel() == 0) fail("pixel_statistics: no pixels");
+  const std::vector<double> values = images.to_vector();
+  double sum = 0, squares = 0;
+  for (double v : values) sum += v;
+  const double mean = sum / static_cast<double>(values.size());
+  for (double v : values) squares += (v - mean) * (v - mean);
+  const double std = std::sqrt(squares / static_cast<double>(values.size()));
+  return {mean, std > 0 ? std : 1.0};  // a constant image set: nothing to scale
+}
+
+}  // namespace attend::vision

@@ -1,0 +1,81 @@
+// vision/canvas_set.h: the multi-hot labels, the three splits, the boxes of a class, one
+// canvas as an image, the pixel statistics.
+#include <cmath>
+
+#include "attend.h"
+#include "support.h"
+#include "vision/test_canvases.h"
+
+using namespace attend;
+using namespace attend::testing;
+using namespace attend::vision;
+using Catch::Matchers::Contains;
+using Catch::Matchers::WithinAbs;
+
+TEST_CASE("to_canvas_set: multi-hot labels, one per class present however often", "[vision]") {
+  std::vector<data::CanvasExample> examples = {
+      canvas_example({canvas_object(2, {0, 0, 2, 2}), canvas_object(2, {4, 4, 6, 6}),
+                      canvas_object(0, {2, 0, 4, 2})}),
+      canvas_example({canvas_object(1, {1, 1, 3, 3})})};
+  CanvasSet set = to_canvas_set(examples, 3);
+  CHECK(set.images.shape() == Shape{2, 3, 8, 8});
+  check_close(set.labels, f64({1, 0, 1, 0, 1, 0}, {2, 3}));
+  CHECK(set.objects[0].size() == 3);
+  CHECK(class_counts(set) == std::vector<Index>{1, 1, 1});
+  std::vector<data::Box> bags = boxes_of_class(set.objects[0], 2);
+  REQUIRE(bags.size() == 2);
+  CHECK(bags[1].x0 == 4);
+  CHECK(boxes_of_class(set.objects[1], 2).empty());
+  CHECK_THAT(error_message([&] {
+               to_canvas_set({canvas_example({canvas_object(3, {0, 0, 1, 1})})}, 3);
+             }),
+             Contains("object of class 3, outside 0..2"));
+  CHECK_THAT(error_message([] { to_canvas_set({}, 3); }), Contains("no canvases"));
+}
+
+TEST_CASE("canvas_image: canvas i of a set as [3, S, S]", "[vision]") {
+  std::vector<data::CanvasExample> examples = {canvas_example({canvas_object(0, {0, 0, 2, 2})}),
+                                               canvas_example({canvas_object(1, {0, 0, 2, 2})})};
+  examples[1].image.set({2, 5, 6}, 0.5);
+  CanvasSet set = to_canvas_set(examples, 2);
+  NDArray second = canvas_image(set, 1);
+  CHECK(second.shape() == Shape{3, 8, 8});
+  CHECK(second.at({2, 5, 6}) == 0.5);
+  CHECK(canvas_image(set, 0).at({2, 5, 6}) == 0);
+}
+
+TEST_CASE("make_canvas_data: synthetic splits, labels matching the objects", "[vision]") {
+  CanvasData d =
+      make_canvas_data({.train = 12, .validation = 3, .test = 5, .seed = 4, .synthetic = true});
+  CHECK(d.class_names.size() == 10);
+  CHECK(d.train.images.shape() == Shape{12, 3, 64, 64});
+  CHECK(d.validation.size() == 3);
+  CHECK(d.test.labels.shape() == Shape{5, 10});
+  for (Index i = 0; i < d.test.size(); ++i) {
+    const auto& objects = d.test.objects[static_cast<std::size_t>(i)];
+    CHECK((objects.size() >= 1 && objects.size() <= 3));
+    for (Index c = 0; c < 10; ++c)
+      CHECK((d.test.labels.at({i, c}) == 1) == !boxes_of_class(objects, c).empty());
+  }
+  // Fixed seed: the same canvases again.
+  CanvasData again =
+      make_canvas_data({.train = 12, .validation = 3, .test = 5, .seed = 4, .synthetic = true});
+  check_close(again.test.images, d.test.images, 0);
+  CHECK_THAT(error_message([] { make_canvas_data({.train = 0, .synthetic = true}); }),
+             Contains("at least one canvas"));
+  CHECK_THAT(error_message([] { make_canvas_data({.synthetic = true, .canvas_size = 60}); }),
+             Contains("multiple of 8"));
+}
+
+TEST_CASE("pixel_statistics: the mean and standard deviation of every pixel", "[vision]") {
+  // Pixels 0, 0, 0, 1 (x 3 channels): mean 1/4, std sqrt(3)/4.
+  NDArray images = f64({0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, {1, 3, 2, 2});
+  PixelStatistics s = pixel_statistics(images);
+  CHECK_THAT(s.mean, WithinAbs(0.25, 1e-15));
+  CHECK_THAT(s.std, WithinAbs(std::sqrt(3.0) / 4, 1e-15));
+  CHECK(pixel_statistics(NDArray::ones({1, 3, 2, 2})).std == 1);  // nothing to scale
+  CHECK_THAT(error_message([] {
+               pixel_statistics(NDArray::zeros({0, 3, 2, 2}));
+             }),
+             Contains("no pixels"));
+}
