@@ -52,6 +52,7 @@
 #include "nn/scaled_dot_product_attention.h"
 #include "nn/sequential.h"
 #include "nn/transformer_layer.h"
+#include "nn/vision_transformer.h"
 
 #include "nn/data/canvas.h"
 #include "nn/data/data_loader.h"

@@ -54,6 +54,10 @@ class TransformerEncoderLayer : public Module {
   // themselves; equals forward(..., is_causal = true) restricted to the new rows.
   Tensor forward_step(const Tensor& x, KeyValueCache& cache);
   std::string describe() const override;
+  // Switches TransformerLayerOptions::need_weights after construction: train on the fused
+  // path (off), then switch it on to read the maps of a trained model.
+  void set_need_weights(bool on) { options_.need_weights = on; }
+  bool need_weights() const { return options_.need_weights; }
 
   MultiheadAttention self_attn;
   Linear linear1, linear2;
