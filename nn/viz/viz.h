@@ -6,6 +6,7 @@
 //   curves.h       loss and accuracy curves as PNG (gnuplot) + data file
 //   heatmap.h      attention alignments, confusion matrices and panels of heads
 //   overlay.h      attention over an image (Show, Attend and Tell figures)
+//   panels.h       figures of maps over images: rows of panels, boxes, the peak marked
 //   gnuplot.h      whether gnuplot is there, and how to turn it off
 #pragma once
 
@@ -18,4 +19,5 @@
 #include "nn/viz/image.h"
 #include "nn/viz/output_file.h"
 #include "nn/viz/overlay.h"
+#include "nn/viz/panels.h"
 #include "nn/viz/progress.h"
