@@ -14,6 +14,7 @@
 //              its Grad-CAM, the training loop and metrics of any images -> logits model
 #pragma once
 
+#include "tensor/allocator.h"
 #include "tensor/dtype.h"
 #include "tensor/elementwise.h"
 #include "tensor/error.h"

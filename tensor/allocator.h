@@ -24,7 +24,9 @@ struct Stats {
 };
 Stats stats();
 
-// Returns every cached block to the operating system.
+// Returns every cached block to the operating system. A program calls it after a phase whose
+// array sizes will not come again (loading and arranging a data set), so that the cache does
+// not hold that memory for the rest of the run.
 void empty_cache();
 
 }  // namespace attend::memory
