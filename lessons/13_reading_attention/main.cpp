@@ -1,0 +1,64 @@
+// Lesson 13: reading attention maps. Run it and read docs/13_reading_attention.md next to it:
+//
+//   ./build/bin/13_reading_attention              # seed 0, into output/13_reading_attention
+//   ./build/bin/13_reading_attention --synthetic  # the generated stand-in for Fashion-MNIST
+//   ./build/bin/13_reading_attention --help
+//
+// Which map says what a model looked at? Part 1 trains a small Vision Transformer on lesson
+// 08's canvases beside lesson 08's CNN, computes every method's map of every (test canvas,
+// class) pair - raw attention, rollout, flow, gradient-weighted relevance, Grad-CAM on tokens,
+// gradient saliency, two baselines - scores them against the true boxes and against the model
+// (deletion and insertion), and checks that they change when the model does.
+#include <chrono>
+
+#include "attend.h"
+#include "images.h"
+#include "program.h"
+
+using namespace attend;
+using namespace attend::lesson13;
+
+namespace {
+
+// Part 1: a Vision Transformer on the canvases, its sections in the chapter's order.
+void part_images(app::Transcript& t, const Options& o) {
+  const auto start = std::chrono::steady_clock::now();
+  // Each section works with arrays of its own sizes (Fashion-MNIST's pictures, training
+  // batches, batches of maps, masked canvases); after it, the blocks the allocator keeps for
+  // reuse (tensor/allocator.h) go back to the system, which keeps the run under 1 GB.
+  const vision::CanvasData d = section_canvases(t, o);
+  memory::empty_cache();
+  const auto classes = static_cast<Index>(d.class_names.size());
+  Generator gen(o.seed);
+  vision::CamClassifier cnn(vision::EncoderShape{}, classes, gen);
+  CanvasVit vit(vit_config(o, kCanvasSize, classes), pixel_statistics(d.train.images), gen);
+  section_classifiers(t, o, d, cnn, vit);
+  memory::empty_cache();
+  section_map_scores(t, o, d, cnn, vit);
+  memory::empty_cache();
+  section_method_figure(t, o, d, cnn, vit);
+  section_sanity(t, o, d, vit);
+  memory::empty_cache();
+  t.say("\nPart 1 took {:.1f} s.\n", app::seconds_since(start));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  o.parse(argc, argv, "13_reading_attention",
+          "Lesson 13: reading attention maps. Part 1: a Vision Transformer on the canvases; raw "
+          "attention, rollout, flow, relevance, Grad-CAM and saliency scored against the boxes "
+          "and the model, and sanity-checked (docs/13_reading_attention.md).");
+  return app::run_program([&] {
+    app::make_output_folder(o.out);
+    const auto start = std::chrono::steady_clock::now();
+    app::Transcript t;
+    t.say("Lesson 13: reading attention maps (seed {}, outputs in {})\n", o.seed, o.out);
+    if (o.images) part_images(t, o);
+    // Part 2: lesson 11's Transformer on dates (the dates13 branch).
+    t.say("\nDone in {:.1f} s. Wrote {}/summary.txt.\n", app::seconds_since(start), o.out);
+    t.save(o.out + "/summary.txt");
+    return 0;
+  });
+}
