@@ -66,7 +66,8 @@ std::string fitted(const std::string& caption, Index width) {
   return text + "..";
 }
 
-// The inferno bar from "lowest" (black) to "highest" (pale yellow), the note beside it.
+// The inferno bar from "lowest" (black) to "highest" (pale yellow) at x, the note under it from
+// the left margin.
 void draw_scale(NDArray& figure, Index x, Index y, Index bar_width, const std::string& note) {
   for (Index i = 0; i < bar_width; ++i) {
     const Rgb colour = inferno(static_cast<double>(i) / static_cast<double>(bar_width - 1));
@@ -76,8 +77,7 @@ void draw_scale(NDArray& figure, Index x, Index y, Index bar_width, const std::s
   draw_text(figure, "lowest", static_cast<int>(x), text_y, kTextScale, kBlack);
   draw_text(figure, "highest", static_cast<int>(x + bar_width - text_width("highest", kTextScale)),
             text_y, kTextScale, kBlack);
-  draw_text(figure, printable_ascii(note), static_cast<int>(x + bar_width + 8), static_cast<int>(y),
-            kTextScale, kBlack);
+  draw_text(figure, printable_ascii(note), kMargin, text_y + kTextLineHeight, kTextScale, kBlack);
 }
 
 }  // namespace
@@ -155,7 +155,7 @@ void write_panels(const std::filesystem::path& png, const std::vector<std::vecto
     label_width = std::max(label_width, text_width(printable_ascii(label), kTextScale) + kGap);
   const auto columns = static_cast<Index>(widest_row);
   const Index row_height = tile_height + kMargin + kTextLineHeight * kTextScale + kGap;
-  const Index footer = layout.scale_note.empty() ? 0 : kBarHeight + 2 * kTextLineHeight + kGap;
+  const Index footer = layout.scale_note.empty() ? 0 : kBarHeight + 3 * kTextLineHeight + kGap;
   const Index left = kMargin + label_width;
   const Index width = left + kMargin + columns * tile_width + (columns - 1) * kGap;
   const Index height = 2 * kMargin + static_cast<Index>(rows.size()) * row_height + footer;

@@ -53,7 +53,7 @@ Panel map_panel(const NDArray& image, const NDArray& map, const std::vector<data
 // the captions under the panels, cut with ".." to the panel's width. With a row_labels
 // entry for a row, that text is printed left of the row, in a column as wide as the longest
 // label. With a scale_note, the inferno colour bar of the overlays ("lowest" to "highest")
-// goes under the panels with the note beside it: what the colours mean.
+// goes under the panels with the note under it: what the colours mean.
 struct PanelLayout {
   std::vector<std::string> row_labels = {};
   std::string scale_note = {};
