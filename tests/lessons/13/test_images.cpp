@@ -262,3 +262,36 @@ TEST_CASE("score_methods on tiny synthetic canvases: every row scored", "[lesson
   }
   CHECK(s.fill == kPixels.mean);
 }
+
+// ---- exercise checks (docs/13_part1_vit.md) ----------------------------------------------------
+
+TEST_CASE("exercise check: Grad-CAM on tokens reads a layer whose gradient reaches the logits",
+          "[lesson13]") {
+  // z_L's patch tokens never reach the class token (nn/vision_transformer.h): Grad-CAM on them
+  // would be ReLU(0) = 0 everywhere. On z_{L-1} the maps of four random images are not all 0.
+  Generator gen(17), data(18);
+  CanvasVit model(tiny(), kPixels, gen);
+  model.eval();
+  const MapBatch maps = vit_maps(model, NDArray::uniform({4, 3, 16, 16}, data), {0, 1, 2, 0});
+  CHECK(max(maps.maps[kGradCam]).item() > 0);
+}
+
+TEST_CASE("exercise check: |x * g| keeps the zeros of x, whatever the gradient", "[lesson13]") {
+  // A canvas is mostly black: x = 0 on 90% of the pixels. Two unrelated gradients g1, g2 give
+  // input x gradient maps whose absolute values share those zeros.
+  Generator gen(19);
+  const std::vector<double> noise = NDArray::uniform({1000}, gen, 0, 1, kFloat64).to_vector();
+  const std::vector<double> g1 = NDArray::normal({1000}, gen, 0, 1, kFloat64).to_vector();
+  const std::vector<double> g2 = NDArray::normal({1000}, gen, 0, 1, kFloat64).to_vector();
+  std::vector<double> a, b;
+  for (std::size_t i = 0; i < noise.size(); ++i) {
+    const double x = i % 10 == 0 ? 0.2 + 0.8 * noise[i] : 0.0;
+    a.push_back(x * g1[i]);
+    b.push_back(x * g2[i]);
+  }
+  const double rho_abs = interpret::spearman_correlation(a, b, /*absolute=*/true);
+  const double rho_signed = interpret::spearman_correlation(a, b, /*absolute=*/false);
+  INFO("|rho| " << rho_abs << ", signed rho " << rho_signed);
+  CHECK(rho_abs > 0.95);
+  CHECK(std::abs(rho_signed) < 0.2);
+}
