@@ -21,8 +21,8 @@
 //   (f) evaluate.cpp                    every map (CAM, Grad-CAM on two grids, brightness,
 //                                       centre, random) of every (test canvas, class) pair,
 //                                       scored
-//   (g) figures.cpp                     the canvases with their boxes, and the maps overlaid
-//                                       on them
+//   (g) section_figures.cpp             the canvases with their boxes, and the maps overlaid
+//                                       on them (the panels: nn/viz/panels.h)
 //
 // The program itself: program.h (its flags) and section_data.cpp, section_pointing.cpp,
 // section_figures.cpp (the sections main.cpp runs, as they print and draw), on top of the
@@ -155,26 +155,9 @@ struct PointingResults {
 PointingResults play_pointing_game(CamClassifier& model, const CanvasSet& set,
                                    const PointingOptions& options);
 
-// ---- (g) figures: figures.cpp ----------------------------------------------------------------
-
-// One panel of a figure: an overlay (or the plain canvas), the class's boxes drawn on it,
-// and a marker where the map is largest.
-struct Panel {
-  NDArray picture;  // float32 [3, H, W]
-  std::string caption;
-};
-
-// The canvas, magnified `zoom` times, with every object's box outlined.
-Panel canvas_panel(const NDArray& image, const std::vector<data::CanvasObject>& objects, Index zoom,
-                   const std::string& caption);
-// The map (any grid size; shifted to a minimum of 0 and scaled to a maximum of 1) over the
-// canvas, the boxes of `label` outlined and the map's maximum marked with a cross.
-Panel map_panel(const NDArray& image, const NDArray& map64, const std::vector<data::Box>& boxes,
-                Index zoom, const std::string& caption);
-// Rows of panels (rows may differ in length) written as one PNG, captions under the panels.
-// With a scale_note, a colour bar of the overlays (inferno, lowest to highest) goes under the
-// panels with the note beside it: what the colours mean, e.g. that each map has its own scale.
-void write_panels(const std::string& png, const std::vector<std::vector<Panel>>& rows,
-                  const std::string& scale_note = {});
+// ---- (g) figures ------------------------------------------------------------------------------
+//
+// The panels (a canvas magnified, boxes outlined, a map overlaid and its peak marked) and their
+// layout in one PNG are the library's, nn/viz/panels.h: lesson 13 draws its maps the same way.
 
 }  // namespace attend::lesson08

@@ -55,14 +55,14 @@ CanvasData section_data(app::Transcript& t, const Options& o) {
   t.say("one object's box covers {:.1f}% of the canvas.\n", 100 * box_area / objects / area);
 
   const std::vector<std::string> nouns = data::caption_nouns(d.class_names);
-  std::vector<std::vector<Panel>> rows(2);
+  std::vector<std::vector<viz::Panel>> rows(2);
   for (Index i = 0; i < std::min<Index>(kExampleCanvases, d.train.size()); ++i) {
     const auto& on_canvas = d.train.objects[static_cast<std::size_t>(i)];
     rows[static_cast<std::size_t>(i * 2 / kExampleCanvases)].push_back(
-        canvas_panel(canvas_image(d.train, i), on_canvas, kZoom, noun_list(on_canvas, nouns)));
+        viz::canvas_panel(canvas_image(d.train, i), on_canvas, kZoom, noun_list(on_canvas, nouns)));
   }
   if (rows[1].empty()) rows.pop_back();
-  write_panels(o.out + "/canvases.png", rows);
+  viz::write_panels(o.out + "/canvases.png", rows);
   t.say("Wrote {}/canvases.png: training canvases, their boxes (cyan) and classes.\n", o.out);
   return d;
 }

@@ -7,14 +7,16 @@ namespace attend::lesson08 {
 namespace {
 
 // One row of maps.png: test canvas i, then CAM, Grad-CAM 8x8 and 16x16 of each class on it.
-std::vector<Panel> figure_row(CamClassifier& model, const CanvasData& d, Index i, Generator& gen) {
+std::vector<viz::Panel> figure_row(CamClassifier& model, const CanvasData& d, Index i,
+                                   Generator& gen) {
   const Index size = d.test.images.size(2);
   const NDArray image = canvas_image(d.test, i);
   const auto& objects = d.test.objects[static_cast<std::size_t>(i)];
   const std::vector<std::string> nouns = data::caption_nouns(d.class_names);
   const std::pair<int, const char*> shown[] = {
       {kCam, "CAM"}, {kGradCam8, "GC8"}, {kGradCam16, "GC16"}};
-  std::vector<Panel> row = {canvas_panel(image, objects, kZoom, fmt::format("test {}", i))};
+  std::vector<viz::Panel> row = {
+      viz::canvas_panel(image, objects, kZoom, fmt::format("test {}", i))};
   for (const PointingPair& pair : pointing_pairs(d.test)) {
     if (pair.canvas != i) continue;
     const std::vector<NDArray> maps =
@@ -24,8 +26,8 @@ std::vector<Panel> figure_row(CamClassifier& model, const CanvasData& d, Index i
       const NDArray& grids = maps[static_cast<std::size_t>(kind)];  // [1, h, w]
       const NDArray grid = grids.reshape({grids.size(1), grids.size(2)});
       row.push_back(
-          map_panel(image, interpret::upsample_map(grid, size), boxes, kZoom,
-                    fmt::format("{} {}", tag, nouns[static_cast<std::size_t>(pair.label)])));
+          viz::map_panel(image, interpret::upsample_map(grid, size), boxes, kZoom,
+                         fmt::format("{} {}", tag, nouns[static_cast<std::size_t>(pair.label)])));
     }
   }
   return row;
@@ -42,10 +44,11 @@ void section_figures(app::Transcript& t, const Options& o, CamClassifier& model,
     return;
   }
   Generator gen(o.seed);
-  std::vector<std::vector<Panel>> rows;
+  std::vector<std::vector<viz::Panel>> rows;
   for (Index i = 0; i < count; ++i) rows.push_back(figure_row(model, d, i, gen));
-  write_panels(o.out + "/maps.png", rows,
-               "each map on its own scale: black its lowest value, pale yellow its highest");
+  viz::write_panels(
+      o.out + "/maps.png", rows,
+      {.scale_note = "each map on its own scale: black its lowest value, pale yellow its highest"});
   t.say("Wrote {}/maps.png: the first {} test canvases, each followed by the CAM, Grad-CAM\n",
         o.out, count);
   t.say("on the 8x8 grid (GC8) and on the 16x16 grid (GC16) of each class on it; the class's\n");

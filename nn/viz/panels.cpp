@@ -125,6 +125,13 @@ Panel image_panel(const NDArray& image, const std::vector<data::Box>& boxes, Ind
   return panel;
 }
 
+Panel canvas_panel(const NDArray& image, const std::vector<data::CanvasObject>& objects, Index zoom,
+                   const std::string& caption) {
+  std::vector<data::Box> boxes;
+  for (const data::CanvasObject& object : objects) boxes.push_back(object.box);
+  return image_panel(image, boxes, zoom, caption);
+}
+
 Panel map_panel(const NDArray& image, const NDArray& map, const std::vector<data::Box>& boxes,
                 Index zoom, const std::string& caption) {
   if (image.ndim() != 3 || map.ndim() != 2 || map.size(0) != image.size(1) ||

@@ -42,6 +42,10 @@ MapPeak map_peak(const NDArray& map);
 Panel image_panel(const NDArray& image, const std::vector<data::Box>& boxes, Index zoom,
                   const std::string& caption);
 
+// A canvas (nn/data/canvas.h) magnified, every object's box outlined.
+Panel canvas_panel(const NDArray& image, const std::vector<data::CanvasObject>& objects, Index zoom,
+                   const std::string& caption);
+
 // The map over the image: the map [S, S] (at the image's size, upsampled by the caller the way
 // it is scored, so that the cross marks the point that was scored; shifted to a minimum of 0
 // and scaled to a maximum of 1) blended over the magnified image (attention_overlay), the

@@ -70,11 +70,12 @@ TEST_CASE("play_pointing_game: every map kind scored, CAM and Grad-CAM agree", "
   CHECK(std::string(map_kind_name(kGradCam16)) == "Grad-CAM, 16x16 (block 2)");
 }
 
-TEST_CASE("figures: boxes outlined, the maximum marked, panels laid out", "[lesson08]") {
+TEST_CASE("figures (nn/viz/panels.h): boxes outlined, the maximum marked, panels laid out",
+          "[lesson08]") {
   const Index size = 16, zoom = 2;
   NDArray image = NDArray::zeros({3, size, size});
   std::vector<data::CanvasObject> objects = {object(1, {2, 3, 6, 8})};
-  Panel plain = canvas_panel(image, objects, zoom, "bag");
+  viz::Panel plain = viz::canvas_panel(image, objects, zoom, "bag");
   CHECK(plain.picture.shape() == Shape{3, 32, 32});
   CHECK_THAT(plain.picture.at({1, 6, 4}),
              WithinAbs(0.9, 1e-6));           // cyan on the top edge (y0 * 2 = 6)
@@ -82,15 +83,15 @@ TEST_CASE("figures: boxes outlined, the maximum marked, panels laid out", "[less
 
   NDArray map = NDArray::zeros({size, size}, kFloat64);
   map.set({12, 4}, 1.0);  // largest at x = 4, y = 12
-  Panel marked = map_panel(image, map, boxes_of_class(objects, 1), zoom, "CAM");
+  viz::Panel marked = viz::map_panel(image, map, boxes_of_class(objects, 1), zoom, "CAM");
   for (Index c = 0; c < 3; ++c)
     CHECK(marked.picture.at({c, 12 * 2 + 1, 4 * 2 + 1}) == 1.0f);  // white cross
 
   const std::filesystem::path path =
       std::filesystem::temp_directory_path() / "attend_lesson08_panels.png";
-  write_panels(path.string(), {{plain, marked}, {plain}});
+  viz::write_panels(path, {{plain, marked}, {plain}});
   NDArray read = viz::read_image(path);
   CHECK(read.shape() == Shape{3, 4 + 2 * (32 + 4 + 12 + 4) + 4, 2 * 4 + 2 * 32 + 4});
   std::filesystem::remove(path);
-  CHECK_THAT(error_message([] { write_panels("x.png", {}); }), Contains("no panels"));
+  CHECK_THAT(error_message([] { viz::write_panels("x.png", {}); }), Contains("no panels"));
 }

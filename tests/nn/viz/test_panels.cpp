@@ -39,6 +39,15 @@ TEST_CASE("viz panels: the box is outlined in cyan, the inside untouched", "[viz
   check_close(rgb_at(panel.picture, 8, 10), f64({0, 0, 0}, {3}), 0);  // outside
 }
 
+TEST_CASE("viz panels: a canvas panel outlines every object's box", "[viz]") {
+  data::CanvasObject a, b;
+  a.box = {0, 0, 2, 2};
+  b.box = {4, 4, 8, 8};
+  const viz::Panel panel = viz::canvas_panel(NDArray::zeros({3, 8, 8}), {a, b}, 1, "two");
+  check_close(rgb_at(panel.picture, 0, 0), f64({0, 0.9, 1}, {3}), 1e-6);
+  check_close(rgb_at(panel.picture, 7, 7), f64({0, 0.9, 1}, {3}), 1e-6);
+}
+
 TEST_CASE("viz panels: the map's peak is the first largest pixel, and is marked", "[viz]") {
   NDArray map = NDArray::zeros({8, 8}, kFloat64);
   map.set({5, 2}, 3);
