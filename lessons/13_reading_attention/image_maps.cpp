@@ -77,7 +77,7 @@ Index method_count(Index heads) {
 }
 
 std::string method_name(Index row) {
-  static const char* const names[kMethods] = {"raw attention, mean of heads",
+  static const char* const names[kMethods] = {"raw attention (mean of heads)",
                                               "rollout (mean of heads)",
                                               "rollout (max of heads)",
                                               "attention flow",
@@ -90,7 +90,7 @@ std::string method_name(Index row) {
                                               "CNN: CAM",
                                               "CNN: Grad-CAM 16x16"};
   if (row < 0) fail("method_name: no row {}", row);
-  if (row >= kMethods) return fmt::format("raw attention, head {}", row - kMethods + 1);
+  if (row >= kMethods) return fmt::format("raw attention (head {})", row - kMethods + 1);
   return names[row];
 }
 
