@@ -71,7 +71,7 @@ bool plot_sanity(const std::string& png, const SanityCurves& c, Index heads) {
                            .y_label = "Spearman rho of |map| with the trained model's",
                            .y2_label = {},
                            .log_y = false,
-                           .y_min = -0.2,
+                           .y_min = -0.3,
                            .y_max = 1.05});
 }
 
