@@ -121,6 +121,23 @@ void section_dates_heads(app::Transcript& t, const Options& o, DatesModel& m,
 
 // ---- dates_replacement.cpp ---------------------------------------------------------------
 
+// What replaces each row of the cross-attention (dates_replacement.cpp says more).
+enum class Replacement { kPermuted, kUniform, kOtherDate };
+std::string replacement_name(Replacement r);
+
+// How far the replaced rows moved: summed total variation distance and Jensen-Shannon
+// divergence (nats), and how many rows.
+struct Movement {
+  double tvd = 0, jsd = 0;
+  std::size_t rows = 0;
+  void add(const std::vector<double>& p, const std::vector<double>& q);
+};
+
+// Every row of the cross-attention weights [B, H, Tq, S] replaced, over the unpadded
+// positions of each date (source_mask [B, S], 1 = real): what the hook of Dates 4 returns.
+NDArray replace_rows(const NDArray& weights, const NDArray& source_mask, Replacement kind,
+                     Generator& gen, Movement& moved);
+
 // Dates 4: the cross-attention replaced at inference (permuted, uniform, another date's):
 // how often the output changes, beside how far the weights moved.
 void section_dates_replacement(app::Transcript& t, const Options& o, DatesModel& m,

@@ -51,11 +51,9 @@ void train_here(app::Transcript& t, const Options& o, DatesModel& m, Generator& 
 void load(app::Transcript& t, const std::string& path, seq::TransformerSeq2Seq& model) {
   try {
     nn::load_checkpoint(path, model);
-  } catch (const Error& e) {
-    fail(
-        "--dates-model {}: {} (is it lesson 11's model, trained with the --dates-* sizes given "
-        "here?)",
-        path, e.what());
+  } catch (const Error& e) {  // the message names the file
+    fail("--dates-model: {} (is it lesson 11's model, with the --dates-* sizes given here?)",
+         e.what());
   }
   t.say("Loaded lesson 11's trained model from {}.\n", path);
 }

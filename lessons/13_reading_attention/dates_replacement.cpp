@@ -21,39 +21,8 @@
 namespace attend::lesson13 {
 namespace {
 
-enum class Replacement { kPermuted, kUniform, kOtherDate };
-
-std::string replacement_name(Replacement r) {
-  switch (r) {
-    case Replacement::kPermuted:
-      return "permuted";
-    case Replacement::kUniform:
-      return "uniform";
-    case Replacement::kOtherDate:
-      return "another date's";
-  }
-  return "?";
-}
-
 // The permutations' generator: --seed plus this.
 constexpr std::uint64_t kPermutationSeed = 1302;
-
-struct Movement {
-  double tvd = 0, jsd = 0;
-  std::size_t rows = 0;
-  void add(const std::vector<double>& p, const std::vector<double>& q) {
-    double tv = 0, js = 0;
-    for (std::size_t j = 0; j < p.size(); ++j) {
-      tv += 0.5 * std::abs(p[j] - q[j]);
-      const double mid = 0.5 * (p[j] + q[j]);
-      if (p[j] > 0) js += 0.5 * p[j] * std::log(p[j] / mid);
-      if (q[j] > 0) js += 0.5 * q[j] * std::log(q[j] / mid);
-    }
-    tvd += tv;
-    jsd += js;
-    ++rows;
-  }
-};
 
 // The new row of date b (real: its unpadded positions) from w [B, H, Tq, S] at (b, h, q).
 std::vector<double> new_row(const NDArray& w, Index b, Index h, Index q,
@@ -79,29 +48,6 @@ std::vector<double> new_row(const NDArray& w, Index b, Index h, Index q,
   return row;
 }
 
-// The hook's work: every row of w [B, H, Tq, S] replaced, the distances recorded.
-NDArray replace_rows(const NDArray& weights, const NDArray& mask, Replacement kind, Generator& gen,
-                     Movement& moved) {
-  NDArray w = weights.to(kFloat64);
-  const NDArray keep = mask.to(kFloat64);
-  const Index B = w.size(0), H = w.size(1), Tq = w.size(2), S = w.size(3);
-  std::vector<std::vector<Index>> real(static_cast<std::size_t>(B));
-  for (Index b = 0; b < B; ++b)
-    for (Index j = 0; j < S; ++j)
-      if (keep.data<double>()[b * S + j] != 0) real[b].push_back(j);
-  NDArray out = NDArray::zeros(w.shape(), kFloat64);
-  for (Index b = 0; b < B; ++b)
-    for (Index h = 0; h < H; ++h)
-      for (Index q = 0; q < Tq; ++q) {
-        const std::vector<double> row = new_row(w, b, h, q, real[b], real[(b + 1) % B], kind, gen);
-        double* o = out.data<double>() + ((b * H + h) * Tq + q) * S;
-        const double* p = w.data<double>() + ((b * H + h) * Tq + q) * S;
-        std::copy(row.begin(), row.end(), o);
-        moved.add(std::vector<double>(p, p + S), row);
-      }
-  return out.to(weights.dtype());
-}
-
 struct Outcome {
   DecodingScore score;
   Movement moved;
@@ -124,6 +70,56 @@ Outcome run(const Options& o, DatesModel& m, Replacement kind, bool last_only) {
 }
 
 }  // namespace
+
+std::string replacement_name(Replacement r) {
+  switch (r) {
+    case Replacement::kPermuted:
+      return "permuted";
+    case Replacement::kUniform:
+      return "uniform";
+    case Replacement::kOtherDate:
+      return "another date's";
+  }
+  return "?";
+}
+
+void Movement::add(const std::vector<double>& p, const std::vector<double>& q) {
+  double tv = 0, js = 0;
+  for (std::size_t j = 0; j < p.size(); ++j) {
+    tv += 0.5 * std::abs(p[j] - q[j]);
+    const double mid = 0.5 * (p[j] + q[j]);
+    if (p[j] > 0) js += 0.5 * p[j] * std::log(p[j] / mid);
+    if (q[j] > 0) js += 0.5 * q[j] * std::log(q[j] / mid);
+  }
+  tvd += tv;
+  jsd += js;
+  ++rows;
+}
+
+NDArray replace_rows(const NDArray& weights, const NDArray& mask, Replacement kind, Generator& gen,
+                     Movement& moved) {
+  NDArray w = weights.to(kFloat64);
+  const NDArray keep = mask.to(kFloat64);
+  const Index B = w.size(0), H = w.size(1), Tq = w.size(2), S = w.size(3);
+  if (w.ndim() != 4 || keep.shape() != Shape{B, S})
+    fail("replace_rows: weights {} must be [B, H, Tq, S] and the source mask {} [B, S]",
+         weights.shape(), mask.shape());
+  std::vector<std::vector<Index>> real(static_cast<std::size_t>(B));
+  for (Index b = 0; b < B; ++b)
+    for (Index j = 0; j < S; ++j)
+      if (keep.data<double>()[b * S + j] != 0) real[b].push_back(j);
+  NDArray out = NDArray::zeros(w.shape(), kFloat64);
+  for (Index b = 0; b < B; ++b)
+    for (Index h = 0; h < H; ++h)
+      for (Index q = 0; q < Tq; ++q) {
+        const std::vector<double> row = new_row(w, b, h, q, real[b], real[(b + 1) % B], kind, gen);
+        double* o = out.data<double>() + ((b * H + h) * Tq + q) * S;
+        const double* p = w.data<double>() + ((b * H + h) * Tq + q) * S;
+        std::copy(row.begin(), row.end(), o);
+        moved.add(std::vector<double>(p, p + S), row);
+      }
+  return out.to(weights.dtype());
+}
 
 void section_dates_replacement(app::Transcript& t, const Options& o, DatesModel& m,
                                DatesSummary& summary) {
