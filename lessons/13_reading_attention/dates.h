@@ -68,14 +68,14 @@ using BatchStart = std::function<void(const NDArray& source_mask)>;
 std::vector<Decoded> decode_test_dates(DatesModel& m, const BatchStart& on_batch = {});
 
 // How a decoding did: exact match, the share of dates whose output differs from the intact
-// model's, and the alignment accuracy of every decoder layer's cross-attention (head mean),
-// read back with the same hooks.
+// model's, and (with_alignment) the alignment accuracy of every decoder layer's
+// cross-attention (head mean), read back with the same hooks.
 struct DecodingScore {
   double exact_match = 0, changed = 0;
-  std::vector<double> alignment;  // per decoder layer
+  std::vector<double> alignment;  // per decoder layer; empty without with_alignment
 };
 DecodingScore score_decoding(DatesModel& m, const std::vector<Decoded>& decoded,
-                             const BatchStart& on_batch = {});
+                             const BatchStart& on_batch = {}, bool with_alignment = true);
 
 // The test dates [start, end) with their decoded outputs fed back to the decoder
 // (<bos> y_1 .. y_n): row i of every decoder map is the step that wrote character i + 1.

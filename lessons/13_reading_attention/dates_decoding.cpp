@@ -62,7 +62,7 @@ Rows matrix_rows(const NDArray& matrix) {
 }
 
 DecodingScore score_decoding(DatesModel& m, const std::vector<Decoded>& decoded,
-                             const BatchStart& on_batch) {
+                             const BatchStart& on_batch, bool with_alignment) {
   DecodingScore s;
   const std::vector<std::string> outputs = seq::date_strings(m.task, decoded);
   s.exact_match = seq::exact_match(m.task.test, outputs);
@@ -70,6 +70,7 @@ DecodingScore score_decoding(DatesModel& m, const std::vector<Decoded>& decoded,
   for (std::size_t i = 0; i < outputs.size() && i < m.outputs.size(); ++i)
     changed += outputs[i] != m.outputs[i];
   s.changed = static_cast<double>(changed) / static_cast<double>(outputs.size());
+  if (!with_alignment) return s;
 
   // Every decoder layer's cross-attention, heads averaged, read back with the same hooks.
   const std::size_t L = m.model->decoder_layers.size(), n = decoded.size();

@@ -28,6 +28,14 @@ std::string head_name(const Head& h) {
   return fmt::format("{} L{} H{}", kind_name(h.kind), h.layer + 1, h.head + 1);
 }
 
+// "a, b, c, d,\n  e": the names, four to a line.
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i % 4 == 0 ? ",\n  " : ", ") + names[i];
+  return out;
+}
+
 std::vector<Head> all_heads(const seq::TransformerSeq2Seq& model) {
   std::vector<Head> heads;
   for (AttentionKind kind :
@@ -163,12 +171,10 @@ void section_dates_heads(app::Transcript& t, const Options& o, DatesModel& m,
       }
     progress(o, "heads masked", single.size(), heads.size(), app::seconds_since(begin));
   }
-  for (const std::string& c : carriers)
-    summary.carriers += (summary.carriers.empty() ? "" : ", ") + c;
+  summary.carriers = listed(carriers);
   t.say(
-      "\nThe heads whose masking lowers a layer's alignment by {:.0f} point(s) or more (they "
-      "carry\n"
-      "the alignment): {}.\n",
+      "\nThe heads whose masking lowers a layer's alignment by {:.1f} point(s) or more (they\n"
+      "carry the alignment):\n  {}.\n",
       100 * o.dates_carry, carriers.empty() ? "none" : summary.carriers);
   prune(t, o, m, heads, single, intact, summary);
 }

@@ -64,8 +64,8 @@ Outcome run(const Options& o, DatesModel& m, Replacement kind, bool last_only) {
     };
   const std::vector<Decoded> decoded =
       decode_test_dates(m, [&](const NDArray& batch_mask) { mask = batch_mask; });
-  clear_hooks(*m.model);  // the alignment is not read here: no hooks for score_decoding
-  outcome.score = score_decoding(m, decoded);
+  clear_hooks(*m.model);
+  outcome.score = score_decoding(m, decoded, {}, /*with_alignment=*/false);
   return outcome;
 }
 
@@ -151,8 +151,8 @@ void say_dates_summary(app::Transcript& t, const DatesSummary& s) {
   t.say("Best map for the source spans: {}, {:.1f}%;\n", s.best_method,
         100 * s.best_method_alignment);
   t.say("relevance (Chefer et al. 2021b): {:.1f}%.\n", 100 * s.relevance_alignment);
-  t.say("Heads: {} of {} pruned with the exact match still >= 99%; the alignment's carriers: {}.\n",
-        s.heads_prunable, s.heads, s.carriers.empty() ? "none" : s.carriers);
+  t.say("Heads: {} of {} pruned with the exact match still >= 99%.\n", s.heads_prunable, s.heads);
+  t.say("The alignment's carriers:\n  {}.\n", s.carriers.empty() ? "none" : s.carriers);
   t.say("Permuted cross-attention (every layer) changes {:.1f}% of the outputs.\n",
         100 * s.permuted_changed);
 }
