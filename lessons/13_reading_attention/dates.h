@@ -69,13 +69,15 @@ std::vector<Decoded> decode_test_dates(DatesModel& m, const BatchStart& on_batch
 
 // How a decoding did: exact match, the share of dates whose output differs from the intact
 // model's, and (with_alignment) the alignment accuracy of every decoder layer's
-// cross-attention (head mean), read back with the same hooks.
+// cross-attention (head mean), as decoding computed it.
 struct DecodingScore {
   double exact_match = 0, changed = 0;
   std::vector<double> alignment;  // per decoder layer; empty without with_alignment
 };
-DecodingScore score_decoding(DatesModel& m, const std::vector<Decoded>& decoded,
-                             const BatchStart& on_batch = {}, bool with_alignment = true);
+// Greedy decoding of the test dates with the hooks set, scored. With alignment, a recording
+// hook wraps each cross-attention's hook for the run: it keeps the rows each step used.
+DecodingScore decode_and_score(DatesModel& m, const BatchStart& on_batch = {},
+                               bool with_alignment = true);
 
 // The test dates [start, end) with their decoded outputs fed back to the decoder
 // (<bos> y_1 .. y_n): row i of every decoder map is the step that wrote character i + 1.

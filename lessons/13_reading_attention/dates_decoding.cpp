@@ -61,8 +61,46 @@ Rows matrix_rows(const NDArray& matrix) {
   return rows;
 }
 
-DecodingScore score_decoding(DatesModel& m, const std::vector<Decoded>& decoded,
-                             const BatchStart& on_batch, bool with_alignment) {
+namespace {
+
+// Appends row q of every date's head-mean weights w [B, H, Tq, S] to maps[first + b].
+void record(const Tensor& weights, std::size_t first, MapSet& maps) {
+  const NDArray w = weights.data().to(kFloat64);
+  const Index B = w.size(0), H = w.size(1), Tq = w.size(2), S = w.size(3);
+  for (Index b = 0; b < B; ++b)
+    for (Index q = 0; q < Tq; ++q) {
+      std::vector<double> mean(static_cast<std::size_t>(S), 0.0);
+      for (Index h = 0; h < H; ++h)
+        for (Index j = 0; j < S; ++j)
+          mean[static_cast<std::size_t>(j)] += w.data<double>()[((b * H + h) * Tq + q) * S + j] / H;
+      maps[first + static_cast<std::size_t>(b)].push_back(std::move(mean));
+    }
+}
+
+}  // namespace
+
+DecodingScore decode_and_score(DatesModel& m, const BatchStart& on_batch, bool with_alignment) {
+  const std::size_t L = m.model->decoder_layers.size();
+  std::vector<MapSet> maps(L, MapSet(m.task.test.size()));
+  std::vector<nn::MultiheadAttention::WeightsHook> saved(L);
+  std::size_t first = 0, next = 0;  // the test dates of the batch being decoded
+  for (std::size_t l = 0; with_alignment && l < L; ++l) {
+    nn::MultiheadAttention& cross = m.model->decoder_layers[l]->multihead_attn;
+    saved[l] = cross.weights_hook;
+    cross.weights_hook = [&, l](const Tensor& w) {
+      const Tensor used = saved[l] ? saved[l](w) : w;
+      record(used, first, maps[l]);
+      return used;
+    };
+  }
+  const std::vector<Decoded> decoded = decode_test_dates(m, [&](const NDArray& mask) {
+    first = next;
+    next += static_cast<std::size_t>(mask.size(0));
+    if (on_batch) on_batch(mask);
+  });
+  for (std::size_t l = 0; with_alignment && l < L; ++l)
+    m.model->decoder_layers[l]->multihead_attn.weights_hook = saved[l];
+
   DecodingScore s;
   const std::vector<std::string> outputs = seq::date_strings(m.task, decoded);
   s.exact_match = seq::exact_match(m.task.test, outputs);
@@ -70,27 +108,12 @@ DecodingScore score_decoding(DatesModel& m, const std::vector<Decoded>& decoded,
   for (std::size_t i = 0; i < outputs.size() && i < m.outputs.size(); ++i)
     changed += outputs[i] != m.outputs[i];
   s.changed = static_cast<double>(changed) / static_cast<double>(outputs.size());
-  if (!with_alignment) return s;
-
-  // Every decoder layer's cross-attention, heads averaged, read back with the same hooks.
-  const std::size_t L = m.model->decoder_layers.size(), n = decoded.size();
-  std::vector<MapSet> maps(L);
-  for (std::size_t start = 0; start < n; start += static_cast<std::size_t>(kDecodeBatch)) {
-    const std::size_t end = std::min(n, start + static_cast<std::size_t>(kDecodeBatch));
-    const seq::Batch batch = decoded_batch(m, decoded, start, end);
-    if (on_batch) on_batch(batch.source_mask.data());
-    const seq::TransformerAttention a =
-        m.model->attention_maps(batch.source, batch.source_mask, batch.decoder_input);
-    for (std::size_t l = 0; l < L; ++l)
-      for (std::size_t i = start; i < end; ++i) {
-        const Index rows = static_cast<Index>(decoded[i].weights.size());
-        const NDArray w =
-            example_maps(a.cross[l], static_cast<Index>(i - start), rows, batch.source.size(1));
-        maps[l].push_back(matrix_rows(interpret::head_mean(w)));
-      }
-  }
-  for (const MapSet& layer : maps)
+  for (MapSet& layer : maps) {
+    // A batch runs until its last date ends: keep each date's own steps, as decoding does.
+    for (std::size_t i = 0; i < decoded.size(); ++i) layer[i].resize(decoded[i].weights.size());
     s.alignment.push_back(interpret::alignment_accuracy(m.task.test, layer).accuracy());
+  }
+  if (!with_alignment) s.alignment.clear();
   return s;
 }
 

@@ -64,7 +64,7 @@ void mask_heads(seq::TransformerSeq2Seq& model, const std::vector<Head>& masked)
 
 DecodingScore masked_score(DatesModel& m, const std::vector<Head>& masked) {
   mask_heads(*m.model, masked);
-  const DecodingScore s = score_decoding(m, decode_test_dates(m));
+  const DecodingScore s = decode_and_score(m);
   clear_hooks(*m.model);
   return s;
 }
@@ -148,7 +148,7 @@ void section_dates_heads(app::Transcript& t, const Options& o, DatesModel& m,
   t.heading("Dates 3. Which heads matter? Masking and pruning");
   const std::vector<Head> heads = all_heads(*m.model);
   summary.heads = static_cast<int>(heads.size());
-  const DecodingScore intact = score_decoding(m, m.decoded);
+  const DecodingScore intact = decode_and_score(m);
   t.say(
       "Each head masked alone at inference (its weights set to 0 by a weights hook), the test\n"
       "dates decoded greedily: exact match, and the alignment accuracy of each decoder layer's\n"

@@ -62,10 +62,9 @@ Outcome run(const Options& o, DatesModel& m, Replacement kind, bool last_only) {
     m.model->decoder_layers[l]->multihead_attn.weights_hook = [&](const Tensor& w) {
       return Tensor(replace_rows(w.data(), mask, kind, gen, outcome.moved));
     };
-  const std::vector<Decoded> decoded =
-      decode_test_dates(m, [&](const NDArray& batch_mask) { mask = batch_mask; });
+  outcome.score = decode_and_score(
+      m, [&](const NDArray& batch_mask) { mask = batch_mask; }, /*with_alignment=*/false);
   clear_hooks(*m.model);
-  outcome.score = score_decoding(m, decoded, {}, /*with_alignment=*/false);
   return outcome;
 }
 
