@@ -108,8 +108,14 @@ void prune(app::Transcript& t, const Options& o, DatesModel& m, const std::vecto
   t.say("\nPruning, the least important head first (the order of the single-head drops):\n\n");
   t.say("  {:>6}  {:20} {:>11}{}\n", "pruned", "last pruned", "exact match",
         alignment_header(intact.alignment.size()));
-  viz::CsvLog csv(o.out + "/dates_pruning.csv", {"heads_pruned", "exact_match", "alignment_last"});
-  viz::Series exact{"exact match"}, aligned{"alignment, last decoder layer"};
+  const std::size_t L = intact.alignment.size();
+  std::vector<std::string> columns{"heads_pruned", "exact_match"};
+  std::vector<viz::Series> curves{{"exact match"}};
+  for (std::size_t l = 0; l < L; ++l) {
+    columns.push_back(fmt::format("alignment_layer{}", l + 1));
+    curves.push_back({fmt::format("alignment, cross-attention layer {}", l + 1)});
+  }
+  viz::CsvLog csv(o.out + "/dates_pruning.csv", columns);
   std::vector<Head> masked;
   bool working = true;
   const auto begin = std::chrono::steady_clock::now();
@@ -118,16 +124,18 @@ void prune(app::Transcript& t, const Options& o, DatesModel& m, const std::vecto
     const DecodingScore s = k == 0 ? intact : masked_score(m, masked);
     t.say("  {:>6}  {:20} {:>10.1f}%{}\n", k, k == 0 ? "(none)" : head_name(masked.back()),
           100 * s.exact_match, alignment_cells(s, intact));
-    csv.write({{"heads_pruned", static_cast<double>(k)},
-               {"exact_match", s.exact_match},
-               {"alignment_last", s.alignment.back()}});
-    exact.add(static_cast<double>(k), 100 * s.exact_match);
-    aligned.add(static_cast<double>(k), 100 * s.alignment.back());
+    viz::Metrics row{{"heads_pruned", static_cast<double>(k)}, {"exact_match", s.exact_match}};
+    curves[0].add(static_cast<double>(k), 100 * s.exact_match);
+    for (std::size_t l = 0; l < L; ++l) {
+      row.push_back({columns[l + 2], s.alignment[l]});
+      curves[l + 1].add(static_cast<double>(k), 100 * s.alignment[l]);
+    }
+    csv.write(row);
     working = working && s.exact_match >= kWorking;
     if (working) summary.heads_prunable = static_cast<int>(k);
     progress(o, "pruning", k, order.size(), app::seconds_since(begin));
   }
-  t.say_plot_files(viz::plot_curves(o.out + "/dates_pruning.png", {exact, aligned},
+  t.say_plot_files(viz::plot_curves(o.out + "/dates_pruning.png", curves,
                                     {.title = "Heads pruned, least important first",
                                      .x_label = "heads pruned",
                                      .y_label = "% of the test dates (digits for alignment)",
