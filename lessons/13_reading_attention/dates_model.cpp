@@ -24,12 +24,13 @@ optim::Schedule noam(Index d_model) {
 
 void train_here(app::Transcript& t, const Options& o, DatesModel& m, Generator& gen) {
   t.say(
-      "No lesson 11 model at {}:\n"
+      "{}:\n"
       "training the same model here with lesson 11's recipe (Adam, noam schedule peaking at {}\n"
       "after {} steps, clipping at {}, batches of {}) and a smaller budget: at most {} epochs or\n"
       "{} s, stopping at {:.1f}% validation exact match. (Run ./build/bin/11_transformer first\n"
       "for lesson 11's model.)\n",
-      o.dates_model, kPeakLr, kWarmupSteps, kClip, kTrainingBatch, o.dates_epochs, o.dates_seconds,
+      o.dates_model == "none" ? "--dates-model none" : "No lesson 11 model at " + o.dates_model,
+      kPeakLr, kWarmupSteps, kClip, kTrainingBatch, o.dates_epochs, o.dates_seconds,
       100 * o.dates_stop_at);
   const seq::TrainingResult r = seq::train_on_dates(*m.model, m.task, kTrainingBatch, gen,
                                                     {.max_epochs = o.dates_epochs,
