@@ -143,7 +143,8 @@ void apply_cross_attention(EncoderDecoderRelevance& r, const NDArray& fused, boo
   const NDArray tt = normalise ? normalised_self_relevance(r.target_target) : r.target_target;
   const NDArray ss = normalise ? normalised_self_relevance(r.source_source) : r.source_source;
   const Matrix a = to_matrix(fused, "apply_cross_attention", "Ā");
-  // Eq. (10): (R̄^{tt})^T Ā R̄^{ss}. Eq. (11) would add Ā R^{st} to R^{tt}: R^{st} = 0.
+  // Eq. (10): (R̄^{tt})^T Ā R̄^{ss}. The second co-attention rule would add Ā R^{st} to R^{tt}:
+  // R^{st} = 0.
   add_to(r.target_source,
          product(transposed(to_matrix(tt, "", "")), product(a, to_matrix(ss, "", ""))));
 }

@@ -16,7 +16,7 @@
 //   encoder self-attention   R^{ss} += Ā R^{ss}                                   eq. (6)
 //   decoder self-attention   R^{tt} += Ā R^{tt},  R^{ts} += Ā R^{ts}              eqs. (6), (7)
 //   cross-attention          R^{ts} += (R̄^{tt})^T Ā R̄^{ss}                        eq. (10)
-//                            (and R^{tt} += Ā R^{st}, eq. 11: 0 here, R^{st} = 0)
+//                            (the second co-attention rule, R^{tt} += Ā R^{st}, adds 0 here)
 // where R̄ is a self-relevance map normalised (eqs. 8-9): the identity taken out, each ROW
 // divided by its sum, the identity put back,
 //     R̄ = (R - I) / rowsum(R - I) + I.

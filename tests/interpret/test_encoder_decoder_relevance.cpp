@@ -90,7 +90,7 @@ TEST_CASE("encoder-decoder relevance: the cross-attention rule by hand (eq. 10)"
   // of a causal decoder, is R̄^tt[1, 1] = 7/4 times row 1 of Ā R̄^ss.
   apply_cross_attention(r, cross_bar());
   check_close(r.target_source, f64({3, 2, 0, 7}, {2, 2}));
-  check_close(r.target_target, f64({2, 0, 1, 4}, {2, 2}));  // eq. 11 adds Ā R^st = 0
+  check_close(r.target_target, f64({2, 0, 1, 4}, {2, 2}));  // R^tt += Ā R^st adds 0
   // Not normalised: (R^tt)^T Ā R^ss = [2 1; 0 4] [2 1; 0 6] = [4 8; 0 24].
   apply_cross_attention(plain, cross_bar(), /*normalise=*/false);
   check_close(plain.target_source, f64({4, 8, 0, 24}, {2, 2}));
