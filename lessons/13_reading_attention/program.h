@@ -29,27 +29,29 @@ struct Options : app::Flags {
            "lesson 11's trained model; if this default file is missing, the model is trained "
            "here with a smaller budget; none: always train here");
   // The date task: lesson 11's flags, with its defaults (the same test dates).
-  Index dates_train = flag(dates_train, "dates-train", 10000, "training dates (--train-dates)",
-                           app::at_least<Index>(1));
-  Index dates_validation = flag(dates_validation, "dates-validation", 1000,
-                                "validation dates (--validation-dates)", app::at_least<Index>(1));
-  Index dates_test = flag(dates_test, "dates-test", 1000, "held-out test dates (--test-dates)",
-                          app::at_least<Index>(1));
-  // The model: lesson 11's flags, with its defaults (a checkpoint must match them).
-  Index dates_d_model =
-      flag(dates_d_model, "dates-d-model", 64, "d_model (--d-model)", app::at_least<Index>(1));
-  Index dates_heads =
-      flag(dates_heads, "dates-heads", 4, "attention heads (--heads)", app::at_least<Index>(1));
-  Index dates_layers =
-      flag(dates_layers, "dates-layers", 2, "encoder layers, and as many decoder layers (--layers)",
+  Index dates_train = flag(dates_train, "dates-train", 10000,
+                           "training dates (lesson 11's --train-dates)", app::at_least<Index>(1));
+  Index dates_validation =
+      flag(dates_validation, "dates-validation", 1000,
+           "validation dates (lesson 11's --validation-dates)", app::at_least<Index>(1));
+  Index dates_test =
+      flag(dates_test, "dates-test", 1000, "held-out test dates (lesson 11's --test-dates)",
            app::at_least<Index>(1));
-  Index dates_ff =
-      flag(dates_ff, "dates-ff", 256, "feed-forward size d_ff (--ff)", app::at_least<Index>(1));
-  std::string dates_positions =
-      flag(dates_positions, "dates-positions", "sinusoidal", "positional encoding (--positions)",
-           app::one_of({"sinusoidal", "learned", "none"}));
-  bool dates_norm_first =
-      flag(dates_norm_first, "dates-norm-first", false, "pre-norm layers (--norm-first)");
+  // The model: lesson 11's flags, with its defaults (a checkpoint must match them).
+  Index dates_d_model = flag(dates_d_model, "dates-d-model", 64, "d_model (lesson 11's --d-model)",
+                             app::at_least<Index>(1));
+  Index dates_heads = flag(dates_heads, "dates-heads", 4, "attention heads (lesson 11's --heads)",
+                           app::at_least<Index>(1));
+  Index dates_layers = flag(dates_layers, "dates-layers", 2,
+                            "encoder layers, and as many decoder layers (lesson 11's --layers)",
+                            app::at_least<Index>(1));
+  Index dates_ff = flag(dates_ff, "dates-ff", 256, "feed-forward size d_ff (lesson 11's --ff)",
+                        app::at_least<Index>(1));
+  std::string dates_positions = flag(dates_positions, "dates-positions", "sinusoidal",
+                                     "positional encoding (lesson 11's --positions)",
+                                     app::one_of({"sinusoidal", "learned", "none"}));
+  bool dates_norm_first = flag(dates_norm_first, "dates-norm-first", false,
+                               "pre-norm layers (lesson 11's --norm-first)");
   // Training here, without lesson 11's model: its recipe, a smaller budget.
   int dates_epochs = flag(dates_epochs, "dates-epochs", 20,
                           "without lesson 11's model: at most this many epochs", app::at_least(1));
