@@ -4,6 +4,9 @@
 //                   accuracy, heatmap matrices, the invariants of attention weights
 //   cam.h           where a CNN sees a class: CAM (Zhou et al. 2016), Grad-CAM (Selvaraju et
 //                   al. 2017) from features and gradients, and a map grid upsampled to pixels
+//   encoder_decoder_relevance.h  gradient-weighted relevance of an encoder-decoder
+//                   Transformer (Chefer et al. 2021b: self- and cross-attention rules), and
+//                   its gradient-free baselines
 //   faithfulness.h  does a map point at what the model uses: deletion and insertion curves and
 //                   their areas (Petsiuk et al. 2018)
 //   localisation.h  captioning attention over grid cells against the objects' boxes
@@ -19,6 +22,7 @@
 
 #include "interpret/alignment.h"
 #include "interpret/cam.h"
+#include "interpret/encoder_decoder_relevance.h"
 #include "interpret/faithfulness.h"
 #include "interpret/localisation.h"
 #include "interpret/pointing.h"

@@ -11,9 +11,9 @@
 // the blocks in forward order, for self-attention:
 //     R <- R + Ā · R                                                 eq. (6)
 // The added identity plays the part of rollout's residual; there is no row renormalisation
-// for pure self-attention (eqs. 8-9 normalise only before the co-attention rules, which this
-// course does not use). Row i of R: how much each input token is relevant to token i at the
-// top; a ViT's explanation is R[class token, 1:].
+// for pure self-attention (eqs. 8-9 normalise only before the co-attention rules of an
+// encoder-decoder: encoder_decoder_relevance.h). Row i of R: how much each input token is relevant
+// to token i at the top; a ViT's explanation is R[class token, 1:].
 //
 // The functions take arrays, so any model can use them: the attention of each block
 // [H, T, T] for one example and its gradient. Attention layers keep their weights in the graph
@@ -28,7 +28,8 @@
 
 namespace attend::interpret {
 
-// Eq. (5): attention [H, T, T] and its gradient (same shape) -> Ā [T, T], float64.
+// Eq. (5): attention [H, Tq, Tk] and its gradient (same shape) -> Ā [Tq, Tk], float64.
+// Self-attention has Tq = Tk; cross-attention (encoder_decoder_relevance.h) need not.
 NDArray gradient_weighted_attention(const NDArray& attention, const NDArray& gradient);
 
 // Eq. (6) over the blocks in forward order (block 1 first): R [T, T], float64.

@@ -81,8 +81,10 @@ Tensor MultiheadAttention::project(const Tensor& x, int part) const {
 
 MhaOutput MultiheadAttention::attend_heads(const Tensor& q, const Tensor& k, const Tensor& v,
                                            const Mask& mask, bool need_weights, bool average) {
-  SdpaOptions options{
-      .attn_mask = mask, .dropout_p = is_training() ? dropout : 0.0, .generator = gen_};
+  SdpaOptions options{.attn_mask = mask,
+                      .dropout_p = is_training() ? dropout : 0.0,
+                      .generator = gen_,
+                      .weights_hook = weights_hook};
   Attended heads = scaled_dot_product_attention(q, k, v, options);  // [B, H, Tq, d_k]
   MhaOutput out{out_proj(merge_heads(heads.context)), Tensor()};
   if (need_weights) out.weights = average ? mean(heads.weights, 1) : heads.weights;
@@ -123,10 +125,10 @@ MhaOutput MultiheadAttention::forward(const Tensor& query, const Tensor& key, co
     mask = mask.combined_with(causal_mask(Tq));
   }
 
-  // Nobody reads the weights, nothing to drop out, no mask but the causal one: the fused op
-  // (fused_attention.h) gives the same numbers for less time and memory.
+  // Nobody reads or changes the weights, nothing to drop out, no mask but the causal one: the
+  // fused op (fused_attention.h) gives the same numbers for less time and memory.
   const bool dropping = dropout > 0 && is_training();
-  if (!args.need_weights && !dropping && !args.attn_mask.defined() &&
+  if (!args.need_weights && !weights_hook && !dropping && !args.attn_mask.defined() &&
       !args.key_padding_mask.defined()) {
     const bool self_attention = query.node() == key.node() && key.node() == value.node();
     Tensor context = attend_fused(q_in, k_in, v_in, self_attention, args.is_causal);

@@ -16,7 +16,16 @@
 // Inputs are [T, B, E] (PyTorch's default) or, with batch_first, [B, T, E]. The differences:
 // masks are Mask objects (attention_mask.h says why), a query whose keys are all masked gets
 // zero weights instead of NaN, and the weights returned are those before dropout.
+//
+// weights_hook, like a PyTorch forward hook on the attention weights: when set, every call
+// (forward, forward_step, attend_cached) hands it the per-head weights [B, H, Tq, Tk], after
+// the softmax and the masks and before dropout and the product with V, and uses what it
+// returns (same shape) instead; need_weights then returns the hook's weights. forward() takes
+// the unfused path while a hook is set (the fused op never forms the weights). Lesson 13 masks
+// heads and permutes weights with it; an empty hook changes nothing.
 #pragma once
+
+#include <functional>
 
 #include "nn/attention_mask.h"
 #include "nn/linear.h"
@@ -76,6 +85,9 @@ class MultiheadAttention : public Module {
                           const Mask& key_padding_mask = {}, bool need_weights = false);
 
   std::string describe() const override;
+
+  using WeightsHook = std::function<Tensor(const Tensor& weights)>;
+  WeightsHook weights_hook{};  // see the top of the file
 
   Index embed_dim, num_heads, head_dim;
   double dropout;

@@ -65,6 +65,13 @@ Attended scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Te
   // may see; masking after it would leave rows that sum to less.
   if (mask.bias().defined()) scores = scores + to_dtype(mask.bias(), scores.dtype());
   Tensor weights = masked_softmax(scores, mask.keep_values());
+  if (options.weights_hook) {
+    const Shape before = weights.shape();
+    weights = options.weights_hook(weights);
+    if (!weights.defined() || weights.shape() != before)
+      fail("scaled_dot_product_attention: the weights hook must return weights of shape {}, got {}",
+           before, weights.defined() ? to_string(weights.shape()) : std::string("none"));
+  }
 
   Tensor used = weights;
   if (options.dropout_p > 0)

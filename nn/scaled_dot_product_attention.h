@@ -16,7 +16,14 @@
 // retain_grad() them and read dL/dweights (gradient-weighted attention, lesson 13).
 // The weights returned are those before dropout (rows sum to 1); the context uses the
 // dropped-out ones.
+//
+// A weights hook (SdpaOptions::weights_hook) sees the weights after the softmax and the masks
+// and returns the weights to use instead, before dropout and the product with v; the weights
+// returned are then the hook's. Interventions are written with it: zero a head, permute or
+// flatten a row (lesson 13). Like every op, the hook's own ops are differentiated through.
 #pragma once
+
+#include <functional>
 
 #include "nn/attention.h"
 #include "nn/attention_mask.h"
@@ -30,6 +37,8 @@ struct SdpaOptions {
   bool is_causal = false;          // adds causal_mask(Tq) (then Tq must equal Tk)
   double scale = 0;                // 0 means 1 / sqrt(D)
   Generator* generator = nullptr;  // draws the dropout mask; default_generator() if null
+  // weights [..., Tq, Tk] -> the weights to use, of the same shape (see above); none if empty.
+  std::function<Tensor(const Tensor& weights)> weights_hook{};
 };
 
 Attended scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,

@@ -66,6 +66,9 @@ struct Options : seq::DateTrainingFlags {
            "time budget of each ablation's training (a safety net)", app::above(0.0));
   std::string out = flag(out, "out", "output/11_transformer",
                          "folder for summary.txt, the CSV files and the plots");
+  std::string save_model =
+      flag(save_model, "save-model", "transformer.ckpt",
+           "file in --out the trained model is saved to (lesson 13 reads it); none: not saved");
 };
 
 // What the default run is expected to reach.

@@ -47,6 +47,10 @@ int main(int argc, char** argv) {
 
     const seq::TrainingResult training =
         train_transformer(t, model, task, o, gen, o.out + "/training_dates.csv", true);
+    if (o.save_model != "none") {  // lesson 13 reads the trained model instead of training it
+      nn::save_checkpoint(o.out + "/" + o.save_model, model);
+      t.say("Saved the trained model to {}/{}.\n", o.out, o.save_model);
+    }
     ModelScores scores = decode_test_dates(model, task);
     scores.name = "Transformer";
     scores.training = training;

@@ -1,19 +1,24 @@
 // Lesson 13: reading attention maps. Run it and read docs/13_reading_attention.md next to it:
 //
-//   ./build/bin/13_reading_attention              # seed 0, into output/13_reading_attention
-//   ./build/bin/13_reading_attention --synthetic  # the generated stand-in for Fashion-MNIST
+//   ./build/bin/11_transformer          # first: lesson 11 saves the model part 2 reads
+//   ./build/bin/13_reading_attention    # seed 0, into output/13_reading_attention
+//   ./build/bin/13_reading_attention --synthetic   # part 1 without the Fashion-MNIST files
 //   ./build/bin/13_reading_attention --help
 //
 // Which map says what a model looked at? Part 1 trains a small Vision Transformer on lesson
 // 08's canvases beside lesson 08's CNN, computes every method's map of every (test canvas,
 // class) pair - raw attention, rollout, flow, gradient-weighted relevance, Grad-CAM on tokens,
 // gradient saliency, two baselines - scores them against the true boxes and against the model
-// (deletion and insertion), and checks that they change when the model does.
+// (deletion and insertion), and checks that they change when the model does (Adebayo et al.).
+// Part 2 reads lesson 11's Transformer: its raw
+// cross-attention, attention rollout and gradient-weighted relevance are scored against the
+// input characters each output digit truly comes from; then its heads are masked one by one
+// and pruned, and its cross-attention is permuted or replaced at inference, to see how much
+// the output depends on where attention looked.
 #include <chrono>
 
 #include "attend.h"
-#include "images.h"
-#include "program.h"
+#include "lesson.h"
 
 using namespace attend;
 using namespace attend::lesson13;
@@ -38,8 +43,21 @@ void part_images(app::Transcript& t, const Options& o) {
   memory::empty_cache();
   section_method_figure(t, o, d, cnn, vit);
   section_sanity(t, o, d, vit);
-  memory::empty_cache();
   t.say("\nPart 1 took {:.1f} s.\n", app::seconds_since(start));
+}
+
+// Part 2: lesson 11's Transformer on dates, its sections in the chapter's order.
+void part_dates(app::Transcript& t, const Options& o) {
+  const auto start = std::chrono::steady_clock::now();
+  DatesSummary summary;
+  DatesModel m = section_dates_model(t, o);
+  summary.exact_match = m.exact_match;
+  section_dates_methods(t, o, m, summary);
+  section_dates_heads(t, o, m, summary);
+  section_dates_replacement(t, o, m, summary);
+  t.heading("Dates: summary");
+  say_dates_summary(t, summary);
+  t.say("Part 2 took {:.1f} s.\n", app::seconds_since(start));
 }
 
 }  // namespace
@@ -49,14 +67,17 @@ int main(int argc, char** argv) {
   o.parse(argc, argv, "13_reading_attention",
           "Lesson 13: reading attention maps. Part 1: a Vision Transformer on the canvases; raw "
           "attention, rollout, flow, relevance, Grad-CAM and saliency scored against the boxes "
-          "and the model, and sanity-checked (docs/13_reading_attention.md).");
+          "and the model, and sanity-checked. Part 2: lesson 11's Transformer on dates: raw "
+          "attention, rollout and relevance against the true source spans, heads masked and "
+          "pruned, attention replaced at inference (docs/13_reading_attention.md).");
   return app::run_program([&] {
     app::make_output_folder(o.out);
     const auto start = std::chrono::steady_clock::now();
     app::Transcript t;
     t.say("Lesson 13: reading attention maps (seed {}, outputs in {})\n", o.seed, o.out);
     if (o.images) part_images(t, o);
-    // Part 2: lesson 11's Transformer on dates (the dates13 branch).
+    memory::empty_cache();  // part 1's arrays: none of part 2's sizes
+    if (o.dates) part_dates(t, o);
     t.say("\nDone in {:.1f} s. Wrote {}/summary.txt.\n", app::seconds_since(start), o.out);
     t.save(o.out + "/summary.txt");
     return 0;

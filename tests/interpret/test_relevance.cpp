@@ -115,7 +115,7 @@ TEST_CASE("attention relevance: errors name the function and the shapes", "[inte
   CHECK_THAT(error_message([] {
                gradient_weighted_attention(NDArray::zeros({4, 4}), NDArray::zeros({4, 4}));
              }),
-             Contains("[4,4] and gradient [4,4] must both be [H, T, T]"));
+             Contains("[4,4] and gradient [4,4] must both be [H, Tq, Tk]"));
   CHECK_THAT(error_message([] {
                gradient_weighted_attention(NDArray::zeros({0, 2, 2}), NDArray::zeros({0, 2, 2}));
              }),

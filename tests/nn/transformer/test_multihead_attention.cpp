@@ -205,3 +205,119 @@ TEST_CASE("gradcheck: MultiheadAttention, cross-attention with an additive mask"
   INFO(result.report);
   CHECK(result.ok);
 }
+
+// ---- weights_hook ----------------------------------------------------------------------------
+
+namespace {
+
+// Head h's weights times (h + 1) / H and the keys in reverse order: a hook that changes both
+// what each head reads and how much of it, through differentiable ops only.
+Tensor scale_and_reverse(const Tensor& w) {
+  const Index H = w.size(1), Tk = w.size(3);
+  NDArray scale = NDArray::zeros({1, H, 1, 1}, w.dtype());
+  NDArray reversed = NDArray::zeros({Tk}, kInt64);
+  for (Index h = 0; h < H; ++h) scale.set({0, h, 0, 0}, static_cast<double>(h + 1) / H);
+  for (Index k = 0; k < Tk; ++k) reversed.set({k}, static_cast<double>(Tk - 1 - k));
+  return index_select(w, 3, Tensor(reversed)) * Tensor(scale);
+}
+
+// Head `head`'s weights set to zero: the head then adds nothing (its context is 0).
+nn::MultiheadAttention::WeightsHook mask_head(Index head) {
+  return [head](const Tensor& w) {
+    NDArray keep = NDArray::full({1, w.size(1), 1, 1}, 1.0, w.dtype());
+    keep.set({0, head, 0, 0}, 0.0);
+    return w * Tensor(keep);
+  };
+}
+
+// sum |a - b| over the elements.
+double total_difference(const NDArray& a, const NDArray& b) {
+  double total = 0;
+  for (double d : (a.to(kFloat64) - b.to(kFloat64)).to_vector()) total += std::abs(d);
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("MultiheadAttention: an identity hook changes nothing, another hook changes the output",
+          "[nn][transformer]") {
+  Generator gen(21), data(22);
+  nn::MultiheadAttention mha(8, 4, {.batch_first = true}, gen);
+  mha.to(kFloat64);
+  Tensor x = randn({2, 5, 8}, data, kFloat64), memory = randn({2, 3, 8}, data, kFloat64);
+  // Without a hook and without weights forward() takes the fused path; with a hook, the
+  // unfused one: the same numbers up to rounding.
+  const NDArray plain = mha(x, memory, memory, {.need_weights = false}).output.data();
+  Index calls = 0;
+  mha.weights_hook = [&](const Tensor& w) {
+    ++calls;
+    CHECK(w.shape() == Shape{2, 4, 5, 3});  // per head, whatever average_attn_weights says
+    return w;
+  };
+  check_close(mha(x, memory, memory, {.need_weights = false}).output.data(), plain, 1e-12);
+  CHECK(calls == 1);
+
+  mha.weights_hook = mask_head(2);
+  nn::MhaOutput masked = mha(x, memory, memory, {.average_attn_weights = false});
+  CHECK(total_difference(masked.output.data(), plain) > 1e-3);
+  // The weights returned are the hook's: head 2 is all zeros, the others rows of 1.
+  const NDArray w = masked.weights.data();
+  for (Index q = 0; q < 5; ++q) {
+    CHECK(w.at({1, 2, q, 0}) + w.at({1, 2, q, 1}) + w.at({1, 2, q, 2}) == 0.0);
+    CHECK_THAT(w.at({1, 1, q, 0}) + w.at({1, 1, q, 1}) + w.at({1, 1, q, 2}),
+               Catch::Matchers::WithinAbs(1.0, 1e-12));
+  }
+}
+
+TEST_CASE("MultiheadAttention: the hook applies to the cached decoding paths too",
+          "[nn][transformer]") {
+  Generator gen(23), data(24);
+  nn::MultiheadAttention mha(8, 4, {.batch_first = true}, gen);
+  mha.to(kFloat64);
+  Tensor x = randn({2, 4, 8}, data, kFloat64), memory = randn({2, 3, 8}, data, kFloat64);
+  const NDArray plain_cross = mha(x, memory, memory).output.data();
+  mha.weights_hook = mask_head(0);
+  // Cross-attention to a cached memory equals forward(), both hooked, and differs from the
+  // unhooked output.
+  const NDArray hooked_cross = mha(x, memory, memory).output.data();
+  check_close(mha.attend_cached(x, mha.cache_memory(memory)).output.data(), hooked_cross, 1e-12);
+  CHECK(total_difference(hooked_cross, plain_cross) > 1e-3);
+  // Self-attention one step at a time equals the causal forward(), both hooked.
+  nn::MhaOutput full = mha(x, x, x, {.average_attn_weights = false, .is_causal = true});
+  nn::KeyValueCache cache;
+  for (Index t = 0; t < 4; ++t) {
+    nn::MhaOutput step = mha.forward_step(slice(x, 1, t, t + 1), cache, true);
+    check_close(step.output.data(), slice(full.output, 1, t, t + 1).data(), 1e-12);
+    for (Index k = 0; k <= t; ++k) CHECK(step.weights.data().at({0, 0, 0, k}) == 0.0);
+  }
+}
+
+TEST_CASE("MultiheadAttention: a hook that returns another shape is an error naming both",
+          "[nn][transformer]") {
+  nn::MultiheadAttention mha(4, 2, {.batch_first = true});
+  Tensor x = zeros({2, 3, 4});
+  mha.weights_hook = [](const Tensor& w) { return slice(w, 3, 0, 2); };
+  CHECK_THROWS_WITH(mha(x, x, x),
+                    Contains("weights hook") && Contains("[2,2,3,3]") && Contains("[2,2,3,2]"));
+}
+
+TEST_CASE("gradcheck: MultiheadAttention through a hook that scales and permutes the weights",
+          "[nn][gradcheck]") {
+  Generator gen(25), data(26);
+  nn::MultiheadAttention mha(6, 3, {.batch_first = true}, gen);
+  mha.to(kFloat64);
+  mha.weights_hook = scale_and_reverse;
+  Tensor q = randn({2, 3, 6}, data, kFloat64).requires_grad_();
+  Tensor memory = randn({2, 4, 6}, data, kFloat64).requires_grad_();
+  Tensor padding(f64({0, 0, 0, 0, 0, 0, 0, 1}, {2, 4}));
+  auto result = gradcheck(
+      [&](const std::vector<Tensor>& in) {
+        nn::MhaOutput out =
+            mha(in[0], in[1], in[1],
+                {.key_padding_mask = nn::Mask::blocked(padding), .average_attn_weights = false});
+        return concat({out.output, sum(out.weights, 1)}, 2);  // [B, Tq, E + Tk]
+      },
+      with_parameters({q, memory}, mha));
+  INFO(result.report);
+  CHECK(result.ok);
+}
