@@ -149,7 +149,7 @@ void outline_region(NDArray& tile, const NDArray& weights, Index region, std::st
 }
 
 // One picture of a strip: its tile, the caption under it and (optionally) a value line.
-struct Panel {
+struct StripPanel {
   NDArray tile;
   std::string caption, value;
 };
@@ -166,12 +166,12 @@ std::string scale_title(const StripOptions& options) {
 // Layout: a title line (with the colour scale), the tiles side by side with a gap, each
 // caption centred under its tile, as large as the widest caption allows (scale 1 to 3 of the
 // 12-pixel font), the value lines, and the colour bar at the right end.
-NDArray lay_out_strip(const std::vector<Panel>& panels, const StripOptions& options) {
+NDArray lay_out_strip(const std::vector<StripPanel>& panels, const StripOptions& options) {
   const int tile_height = static_cast<int>(panels[0].tile.size(1));
   const int tile_width = static_cast<int>(panels[0].tile.size(2));
   const int margin = 4, gap = 4;
   int widest = 1;
-  for (const Panel& p : panels) widest = std::max(widest, text_width(p.caption, 1));
+  for (const StripPanel& p : panels) widest = std::max(widest, text_width(p.caption, 1));
   const int scale = std::clamp(std::min(tile_width / widest, tile_width / 40), 1, 3);
   const int caption_height = margin + kTextLineHeight * scale;
   const bool values = options.colour_scale && options.overlay.normalize;
@@ -269,10 +269,10 @@ void write_attention_strip(const std::filesystem::path& png, const NDArray& imag
     fail("write_attention_strip: {} marked regions but {} words (one per word, -1 for none)",
          options.marked_regions.size(), weights.size());
   const NDArray rgb = rgb_image(image, op);
-  std::vector<Panel> panels;
+  std::vector<StripPanel> panels;
   if (options.show_image) panels.push_back({rgb, "(image)", ""});
   for (std::size_t i = 0; i < weights.size(); ++i) {
-    Panel panel{blend(rgb, weights[i], options.overlay, op), words[i], ""};
+    StripPanel panel{blend(rgb, weights[i], options.overlay, op), words[i], ""};
     if (!options.marked_regions.empty())
       outline_region(panel.tile, weights[i], options.marked_regions[i], op);
     if (options.colour_scale && options.overlay.normalize)
