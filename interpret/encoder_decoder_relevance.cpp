@@ -11,19 +11,19 @@ namespace attend::interpret {
 namespace {
 
 // A row-major float64 matrix: what the rules multiply.
-struct Matrix {
+struct DenseMatrix {
   Index rows = 0, columns = 0;
   std::vector<double> v;
   double& operator()(Index i, Index j) { return v[static_cast<std::size_t>(i * columns + j)]; }
   double operator()(Index i, Index j) const { return v[static_cast<std::size_t>(i * columns + j)]; }
 };
 
-Matrix to_matrix(const NDArray& a, std::string_view op, std::string_view what) {
+DenseMatrix to_matrix(const NDArray& a, std::string_view op, std::string_view what) {
   if (a.ndim() != 2) fail("{}: {} must be a matrix, got {}", op, what, a.shape());
   return {a.size(0), a.size(1), a.to_vector()};
 }
 
-NDArray to_array(const Matrix& m) {
+NDArray to_array(const DenseMatrix& m) {
   return NDArray::from_vector(std::span<const double>(m.v), {m.rows, m.columns});
 }
 
@@ -33,16 +33,17 @@ NDArray identity(Index n) {
   return eye;
 }
 
-Matrix product(const Matrix& a, const Matrix& b) {
-  Matrix c{a.rows, b.columns, std::vector<double>(static_cast<std::size_t>(a.rows * b.columns))};
+DenseMatrix product(const DenseMatrix& a, const DenseMatrix& b) {
+  DenseMatrix c{a.rows, b.columns,
+                std::vector<double>(static_cast<std::size_t>(a.rows * b.columns))};
   for (Index i = 0; i < a.rows; ++i)
     for (Index k = 0; k < a.columns; ++k)
       for (Index j = 0; j < b.columns; ++j) c(i, j) += a(i, k) * b(k, j);
   return c;
 }
 
-Matrix transposed(const Matrix& a) {
-  Matrix t{a.columns, a.rows, std::vector<double>(a.v.size())};
+DenseMatrix transposed(const DenseMatrix& a) {
+  DenseMatrix t{a.columns, a.rows, std::vector<double>(a.v.size())};
   for (Index i = 0; i < a.rows; ++i)
     for (Index j = 0; j < a.columns; ++j) t(j, i) = a(i, j);
   return t;
@@ -50,8 +51,8 @@ Matrix transposed(const Matrix& a) {
 
 // target + addition, as a new array: a copy of the struct (whose NDArrays share memory) is
 // left as it was.
-void add_to(NDArray& target, const Matrix& addition) {
-  Matrix sum = to_matrix(target, "", "");
+void add_to(NDArray& target, const DenseMatrix& addition) {
+  DenseMatrix sum = to_matrix(target, "", "");
   for (std::size_t i = 0; i < addition.v.size(); ++i) sum.v[i] += addition.v[i];
   target = to_array(sum);
 }
@@ -106,17 +107,17 @@ EncoderDecoderRelevance initial_relevance(Index source_tokens, Index target_toke
 void apply_encoder_self_attention(EncoderDecoderRelevance& r, const NDArray& fused) {
   const Index S = r.source_source.size(0);
   check_fused(fused, S, S, "apply_encoder_self_attention", "[S, S]");
-  const Matrix a = to_matrix(fused, "apply_encoder_self_attention", "Ā");
+  const DenseMatrix a = to_matrix(fused, "apply_encoder_self_attention", "Ā");
   add_to(r.source_source, product(a, to_matrix(r.source_source, "", "")));  // eq. (6)
 }
 
 void apply_decoder_self_attention(EncoderDecoderRelevance& r, const NDArray& fused) {
   const Index T = r.target_target.size(0);
   check_fused(fused, T, T, "apply_decoder_self_attention", "[T, T]");
-  const Matrix a = to_matrix(fused, "apply_decoder_self_attention", "Ā");
+  const DenseMatrix a = to_matrix(fused, "apply_decoder_self_attention", "Ā");
   // Both products read the maps from before this block.
-  const Matrix tt = product(a, to_matrix(r.target_target, "", ""));
-  const Matrix ts = product(a, to_matrix(r.target_source, "", ""));
+  const DenseMatrix tt = product(a, to_matrix(r.target_target, "", ""));
+  const DenseMatrix ts = product(a, to_matrix(r.target_source, "", ""));
   add_to(r.target_target, tt);  // eq. (6)
   add_to(r.target_source, ts);  // eq. (7)
 }
@@ -125,7 +126,7 @@ NDArray normalised_self_relevance(const NDArray& relevance) {
   if (relevance.ndim() != 2 || relevance.size(0) != relevance.size(1))
     fail("normalised_self_relevance: a self-relevance map must be square [T, T], got {}",
          relevance.shape());
-  Matrix r = to_matrix(relevance, "normalised_self_relevance", "R");
+  DenseMatrix r = to_matrix(relevance, "normalised_self_relevance", "R");
   for (Index i = 0; i < r.rows; ++i) {
     r(i, i) -= 1;  // R - I
     double row_sum = 0;
@@ -142,7 +143,7 @@ void apply_cross_attention(EncoderDecoderRelevance& r, const NDArray& fused, boo
   check_fused(fused, T, S, "apply_cross_attention", "[T, S]");
   const NDArray tt = normalise ? normalised_self_relevance(r.target_target) : r.target_target;
   const NDArray ss = normalise ? normalised_self_relevance(r.source_source) : r.source_source;
-  const Matrix a = to_matrix(fused, "apply_cross_attention", "Ā");
+  const DenseMatrix a = to_matrix(fused, "apply_cross_attention", "Ā");
   // Eq. (10): (R̄^{tt})^T Ā R̄^{ss}. The second co-attention rule would add Ā R^{st} to R^{tt}:
   // R^{st} = 0.
   add_to(r.target_source,
@@ -188,9 +189,9 @@ EncoderDecoderRelevance encoder_decoder_relevance(const EncoderDecoderAttention&
 
 NDArray encoder_decoder_rollout(const EncoderDecoderAttention& attention) {
   check_layers(attention);
-  const Matrix ss = to_matrix(attention_rollout(attention.encoder_self), "", "");
-  const Matrix tt = to_matrix(attention_rollout(attention.decoder_self), "", "");
-  const Matrix last = to_matrix(head_mean(attention.cross.back()), "", "");
+  const DenseMatrix ss = to_matrix(attention_rollout(attention.encoder_self), "", "");
+  const DenseMatrix tt = to_matrix(attention_rollout(attention.decoder_self), "", "");
+  const DenseMatrix last = to_matrix(head_mean(attention.cross.back()), "", "");
   if (last.rows != tt.rows || last.columns != ss.rows)
     fail(
         "encoder_decoder_rollout: the last cross-attention {} does not fit {} target and {} "

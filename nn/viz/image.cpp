@@ -205,4 +205,22 @@ NDArray resize_bilinear(const NDArray& image, Index height, Index width) {
   return NDArray::from_vector(std::span<const double>(out), shape).to(image.dtype());
 }
 
+void paste(NDArray& canvas, const NDArray& tile, Index x, Index y) {
+  if (canvas.ndim() != 3 || tile.ndim() != 3 || canvas.size(0) != 3 || tile.size(0) != 3 ||
+      canvas.dtype() != kFloat32 || tile.dtype() != kFloat32)
+    fail("paste: needs float32 RGB pictures [3, H, W], got canvas {} and tile {}", canvas.shape(),
+         tile.shape());
+  const Index height = canvas.size(1), width = canvas.size(2);
+  const Index tile_height = tile.size(1), tile_width = tile.size(2);
+  if (x < 0 || y < 0 || x + tile_width > width || y + tile_height > height)
+    fail("paste: a tile {} at ({}, {}) does not fit in a canvas {}", tile.shape(), x, y,
+         canvas.shape());
+  float* dst = canvas.data<float>();
+  const float* src = tile.data<float>();
+  for (Index c = 0; c < 3; ++c)
+    for (Index row = 0; row < tile_height; ++row)
+      std::copy_n(src + (c * tile_height + row) * tile_width, tile_width,
+                  dst + (c * height + y + row) * width + x);
+}
+
 }  // namespace attend::viz

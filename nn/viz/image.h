@@ -41,4 +41,8 @@ void write_png(const std::filesystem::path& path, const NDArray& image);
 // The result has the input's float dtype.
 NDArray resize_bilinear(const NDArray& image, Index height, Index width);
 
+// Copies an RGB float32 picture tile [3, h, w] into canvas [3, H, W] with its top-left corner at
+// column x, row y (the figures' panels and strips). The tile must fit inside the canvas.
+void paste(NDArray& canvas, const NDArray& tile, Index x, Index y);
+
 }  // namespace attend::viz

@@ -91,20 +91,6 @@ void write_grid(std::ofstream& out, const NDArray& weights) {
   }
 }
 
-// Copies tile [3, h, w] into canvas [3, H, W] with its top-left corner at (x, y).
-void paste(NDArray& canvas, const NDArray& tile, Index x, Index y) {
-  const Index height = canvas.size(1), width = canvas.size(2);
-  const Index tile_height = tile.size(1), tile_width = tile.size(2);
-  float* dst = canvas.data<float>();
-  const float* src = tile.data<float>();
-  for (Index c = 0; c < 3; ++c) {
-    for (Index row = 0; row < tile_height; ++row) {
-      std::copy_n(src + (c * tile_height + row) * tile_width, tile_width,
-                  dst + (c * height + y + row) * width + x);
-    }
-  }
-}
-
 // The caption as it fits under a tile `width` pixels wide at `scale`: cut, ending in "..",
 // when too long.
 std::string fitted_caption(const std::string& word, int width, int scale) {

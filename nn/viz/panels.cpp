@@ -47,17 +47,6 @@ void mark(NDArray& picture, MapPeak p, Index zoom) {
   }
 }
 
-void paste(NDArray& figure, const NDArray& tile, Index x, Index y) {
-  const Index height = figure.size(1), width = figure.size(2);
-  const Index tile_height = tile.size(1), tile_width = tile.size(2);
-  float* dst = figure.data<float>();
-  const float* src = tile.data<float>();
-  for (Index c = 0; c < 3; ++c)
-    for (Index row = 0; row < tile_height; ++row)
-      std::copy_n(src + (c * tile_height + row) * tile_width, tile_width,
-                  dst + (c * height + y + row) * width + x);
-}
-
 // The caption cut to fit `width` pixels, ending in ".." when cut.
 std::string fitted(const std::string& caption, Index width) {
   std::string text = printable_ascii(caption);
