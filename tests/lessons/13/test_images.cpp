@@ -263,7 +263,8 @@ TEST_CASE("score_methods on tiny synthetic canvases: every row scored", "[lesson
   CHECK(s.fill == kPixels.mean);
 }
 
-// ---- exercise checks (docs/13_part1_vit.md) ----------------------------------------------------
+// ---- exercise checks (docs/13_reading_attention.md)
+// ----------------------------------------------------
 
 TEST_CASE("exercise check: Grad-CAM on tokens reads a layer whose gradient reaches the logits",
           "[lesson13]") {
