@@ -78,6 +78,19 @@ std::vector<Index> class_counts(const CanvasSet& set) {
   return counts;
 }
 
+std::vector<ClassOnCanvas> classes_on_canvases(const CanvasSet& set) {
+  const Index classes = set.labels.size(1);
+  const float* labels = set.labels.data<float>();
+  std::vector<ClassOnCanvas> pairs;
+  for (Index i = 0; i < set.size(); ++i) {
+    Index present = 0;
+    for (Index c = 0; c < classes; ++c) present += labels[i * classes + c] > 0;
+    for (Index c = 0; c < classes; ++c)
+      if (labels[i * classes + c] > 0) pairs.push_back({i, c, present > 1});
+  }
+  return pairs;
+}
+
 std::vector<data::Box> boxes_of_class(const std::vector<data::CanvasObject>& objects, Index label) {
   std::vector<data::Box> boxes;
   for (const data::CanvasObject& object : objects)

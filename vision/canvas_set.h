@@ -50,6 +50,16 @@ CanvasData make_canvas_data(const CanvasDataOptions& options);
 std::vector<Index> class_counts(const CanvasSet& set);
 
 // The boxes of the objects of class `label` on one canvas (several when it appears twice).
+// One (canvas, class present on it): what a map of class `label` on canvas `canvas` is scored
+// against. distractor: another class is on the canvas too (the "difficult" case of Zhang et
+// al. 2016, where pointing at any object is not enough).
+struct ClassOnCanvas {
+  Index canvas = 0, label = 0;
+  bool distractor = false;
+};
+// Every such pair of the set, canvas by canvas, each canvas's classes in order.
+std::vector<ClassOnCanvas> classes_on_canvases(const CanvasSet& set);
+
 std::vector<data::Box> boxes_of_class(const std::vector<data::CanvasObject>& objects, Index label);
 
 // Canvas i of a set as an image [3, S, S].

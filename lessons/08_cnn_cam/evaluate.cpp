@@ -78,19 +78,6 @@ std::vector<NDArray> explanation_maps(CamClassifier& model, const NDArray& image
   return maps;
 }
 
-std::vector<PointingPair> pointing_pairs(const CanvasSet& set) {
-  const Index classes = set.labels.size(1);
-  const float* labels = set.labels.data<float>();
-  std::vector<PointingPair> pairs;
-  for (Index i = 0; i < set.size(); ++i) {
-    Index present = 0;
-    for (Index c = 0; c < classes; ++c) present += labels[i * classes + c] > 0;
-    for (Index c = 0; c < classes; ++c)
-      if (labels[i * classes + c] > 0) pairs.push_back({i, c, present > 1});
-  }
-  return pairs;
-}
-
 namespace {
 
 // Z * Grad-CAM against ReLU(CAM) on the 8x8 grids of one batch: equal for this head (cam.cpp).
@@ -108,7 +95,7 @@ void compare_cam_and_grad_cam(const std::vector<NDArray>& maps, PointingResults&
 
 // Scores every kind of map of one pair (image b of the batch `maps`), and the random
 // baseline's expectation.
-void score_pair(const PointingPair& pair, const std::vector<NDArray>& maps, Index b,
+void score_pair(const ClassOnCanvas& pair, const std::vector<NDArray>& maps, Index b,
                 const CanvasSet& set, double tolerance, PointingResults& results) {
   const Index size = set.images.size(-1);
   const std::vector<data::Box> boxes =
@@ -155,7 +142,7 @@ PointingResults play_pointing_game(CamClassifier& model, const CanvasSet& set,
     fail("play_pointing_game: the batch must be at least 1, got {}", options.batch);
   const Index classes = set.labels.size(1);
   PointingResults results;
-  results.pairs = pointing_pairs(set);
+  results.pairs = classes_on_canvases(set);
   results.all.assign(kMapKinds, interpret::PointingTally(classes));
   results.with_distractor.assign(kMapKinds, interpret::PointingTally(classes));
   results.expected_all = interpret::PointingTally(classes);

@@ -48,6 +48,8 @@ using vision::CanvasData;
 using vision::CanvasDataOptions;
 using vision::CanvasSet;
 using vision::class_counts;
+using vision::classes_on_canvases;
+using vision::ClassOnCanvas;
 using vision::make_canvas_data;
 using vision::pixel_statistics;
 using vision::PixelStatistics;
@@ -118,13 +120,7 @@ const char* map_kind_name(int kind);
 std::vector<NDArray> explanation_maps(CamClassifier& model, const NDArray& images,
                                       const std::vector<Index>& classes, Generator& gen);
 
-// One (held-out canvas, class present on it). distractor: another class is on the canvas
-// too (the "difficult" case of Zhang et al., where pointing at any object is not enough).
-struct PointingPair {
-  Index canvas = 0, label = 0;
-  bool distractor = false;
-};
-std::vector<PointingPair> pointing_pairs(const CanvasSet& set);
+// The (held-out canvas, class present on it) pairs are vision::classes_on_canvases.
 
 struct PointingOptions {
   double tolerance = 2;    // pixels (see the chapter)
@@ -133,7 +129,7 @@ struct PointingOptions {
 };
 
 struct PointingResults {
-  std::vector<PointingPair> pairs;
+  std::vector<ClassOnCanvas> pairs;
   std::vector<std::vector<double>> hits;                            // hits[pair][kind]: 1 or 0
   std::vector<double> random_expected;                              // per pair: the hit area share
   std::vector<interpret::PointingTally> all, with_distractor;       // per kind

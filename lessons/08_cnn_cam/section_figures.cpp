@@ -17,7 +17,7 @@ std::vector<viz::Panel> figure_row(CamClassifier& model, const CanvasData& d, In
       {kCam, "CAM"}, {kGradCam8, "GC8"}, {kGradCam16, "GC16"}};
   std::vector<viz::Panel> row = {
       viz::canvas_panel(image, objects, kZoom, fmt::format("test {}", i))};
-  for (const PointingPair& pair : pointing_pairs(d.test)) {
+  for (const ClassOnCanvas& pair : classes_on_canvases(d.test)) {
     if (pair.canvas != i) continue;
     const std::vector<NDArray> maps =
         explanation_maps(model, image.reshape({1, 3, size, size}), {pair.label}, gen);

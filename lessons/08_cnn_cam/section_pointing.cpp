@@ -54,7 +54,7 @@ void section_pointing(app::Transcript& t, const Options& o, const PointingResult
                       const std::vector<std::string>& names) {
   t.heading("6. The pointing game");
   Index distractor_pairs = 0;
-  for (const PointingPair& pair : p.pairs) distractor_pairs += pair.distractor;
+  for (const ClassOnCanvas& pair : p.pairs) distractor_pairs += pair.distractor;
   t.say("{} (test canvas, present class) pairs, {} of them on canvases with another class too.\n",
         p.pairs.size(), distractor_pairs);
   t.say("A hit: the map's largest pixel (bilinear upsampling to 64x64) is within {} pixels\n",

@@ -7,9 +7,9 @@ namespace attend::lesson13 {
 namespace {
 
 // The first pair of each canvas, until `count` pairs.
-std::vector<Pair> one_pair_per_canvas(const vision::CanvasSet& set, Index count) {
-  std::vector<Pair> chosen;
-  for (const Pair& p : present_pairs(set)) {
+std::vector<vision::ClassOnCanvas> one_pair_per_canvas(const vision::CanvasSet& set, Index count) {
+  std::vector<vision::ClassOnCanvas> chosen;
+  for (const vision::ClassOnCanvas& p : vision::classes_on_canvases(set)) {
     if (static_cast<Index>(chosen.size()) >= count) break;
     if (chosen.empty() || chosen.back().canvas != p.canvas) chosen.push_back(p);
   }
@@ -21,11 +21,11 @@ std::vector<Pair> one_pair_per_canvas(const vision::CanvasSet& set, Index count)
 void write_method_figure(const std::string& png, CanvasVit& vit, vision::CamClassifier& cnn,
                          const vision::CanvasSet& set, const std::vector<std::string>& class_names,
                          Index count, std::uint64_t seed) {
-  const std::vector<Pair> pairs = one_pair_per_canvas(set, count);
+  const std::vector<vision::ClassOnCanvas> pairs = one_pair_per_canvas(set, count);
   if (pairs.empty()) return;
   std::vector<std::int64_t> canvases;
   std::vector<Index> classes;
-  for (const Pair& p : pairs) {
+  for (const vision::ClassOnCanvas& p : pairs) {
     canvases.push_back(p.canvas);
     classes.push_back(p.label);
   }

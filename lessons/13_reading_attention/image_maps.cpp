@@ -185,14 +185,4 @@ void add_cnn_maps(MapBatch& batch, vision::CamClassifier& cnn, const NDArray& im
   batch.maps[kCnnGradCam] = vision::grad_cam(cnn, images, classes, 2).maps;
 }
 
-std::vector<Pair> present_pairs(const vision::CanvasSet& set) {
-  const Index classes = set.labels.size(1);
-  const std::vector<double> labels = set.labels.to_vector();
-  std::vector<Pair> pairs;
-  for (Index i = 0; i < set.size(); ++i)
-    for (Index c = 0; c < classes; ++c)
-      if (labels[static_cast<std::size_t>(i * classes + c)] > 0.5) pairs.push_back({i, c});
-  return pairs;
-}
-
 }  // namespace attend::lesson13

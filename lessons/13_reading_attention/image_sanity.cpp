@@ -18,12 +18,12 @@ struct PairBatch {
   std::vector<Index> classes;
 };
 PairBatch first_pairs(const vision::CanvasSet& set, Index count) {
-  std::vector<Pair> pairs = present_pairs(set);
+  std::vector<vision::ClassOnCanvas> pairs = vision::classes_on_canvases(set);
   if (static_cast<Index>(pairs.size()) > count) pairs.resize(static_cast<std::size_t>(count));
   if (pairs.size() < 2) fail("sanity checks: need at least 2 (canvas, class) pairs");
   PairBatch batch;
   std::vector<std::int64_t> canvases;
-  for (const Pair& p : pairs) {
+  for (const vision::ClassOnCanvas& p : pairs) {
     canvases.push_back(p.canvas);
     batch.classes.push_back(p.label);
   }

@@ -134,7 +134,7 @@ NDArray non_negative(const NDArray& map) {
 void score_pair(ImageScores& s, Index p, const MapBatch& maps, Index b, const NDArray& image,
                 const vision::CanvasSet& set, CanvasVit& vit, vision::CamClassifier& cnn,
                 const ScoreOptions& o) {
-  const Pair pair = s.pairs[static_cast<std::size_t>(p)];
+  const vision::ClassOnCanvas pair = s.pairs[static_cast<std::size_t>(p)];
   const Index size = set.images.size(-1);
   const auto boxes =
       vision::boxes_of_class(set.objects[static_cast<std::size_t>(pair.canvas)], pair.label);
@@ -205,7 +205,7 @@ ImageScores score_methods(CanvasVit& vit, vision::CamClassifier& cnn, const visi
   if (o.batch < 1) fail("score_methods: the batch must be at least 1, got {}", o.batch);
   const Index classes = set.labels.size(1), heads = vit.vit.config().num_heads;
   ImageScores s;
-  s.pairs = present_pairs(set);
+  s.pairs = vision::classes_on_canvases(set);
   s.methods.assign(static_cast<std::size_t>(method_count(heads)),
                    MethodScore{interpret::PointingTally(classes)});
   s.random_expected = interpret::PointingTally(classes);
@@ -220,7 +220,7 @@ ImageScores score_methods(CanvasVit& vit, vision::CamClassifier& cnn, const visi
     std::vector<Index> labels;
     std::vector<bool> flow;
     for (Index p = start; p < stop; ++p) {
-      const Pair& pair = s.pairs[static_cast<std::size_t>(p)];
+      const vision::ClassOnCanvas& pair = s.pairs[static_cast<std::size_t>(p)];
       // Flow depends on the attention only, not on the class: once per canvas.
       const bool repeated = !canvases.empty() && canvases.back() == pair.canvas;
       canvases.push_back(pair.canvas);

@@ -68,12 +68,6 @@ Index copy_parameters(nn::Module& to, const nn::Module& from,
 
 // ---- (b) the maps: image_maps.cpp -------------------------------------------------------------
 
-// One (test canvas, class present on it).
-struct Pair {
-  Index canvas = 0, label = 0;
-};
-std::vector<Pair> present_pairs(const vision::CanvasSet& set);
-
 // The methods, in the order of the table. The raw attention of each head follows them, one
 // row per head (row kMethods + h), so a table has method_count(heads) rows.
 enum Method : int {
@@ -153,7 +147,7 @@ struct MethodScore {
   std::vector<double> deletion_curve = {}, insertion_curve = {};  // mean score at each point
 };
 struct ImageScores {
-  std::vector<Pair> pairs;
+  std::vector<vision::ClassOnCanvas> pairs;
   std::vector<MethodScore> methods;          // one per row
   interpret::PointingTally random_expected;  // the hit area share: a random point's chance
   double fill = 0;                           // the value of a removed pixel

@@ -31,12 +31,12 @@ data::CanvasExample example(std::vector<data::CanvasObject> objects, Index size 
 
 }  // namespace
 
-TEST_CASE("pointing_pairs: one per class present, distractor when another class is there",
+TEST_CASE("classes_on_canvases: one per class present, distractor when another class is there",
           "[lesson08]") {
   CanvasSet set = to_canvas_set({example({object(2, {0, 0, 2, 2}), object(2, {4, 4, 6, 6})}),
                                  example({object(0, {0, 0, 2, 2}), object(1, {4, 4, 6, 6})})},
                                 3);
-  std::vector<PointingPair> pairs = pointing_pairs(set);
+  std::vector<ClassOnCanvas> pairs = classes_on_canvases(set);
   REQUIRE(pairs.size() == 3);
   CHECK((pairs[0].canvas == 0 && pairs[0].label == 2 && !pairs[0].distractor));
   CHECK((pairs[1].canvas == 1 && pairs[1].label == 0 && pairs[1].distractor));
@@ -49,7 +49,7 @@ TEST_CASE("play_pointing_game: every map kind scored, CAM and Grad-CAM agree", "
   Generator gen(2);
   CamClassifier model({}, 10, gen);
   PointingResults p = play_pointing_game(model, d.test, {.tolerance = 2, .seed = 1, .batch = 4});
-  REQUIRE(p.pairs.size() == pointing_pairs(d.test).size());
+  REQUIRE(p.pairs.size() == classes_on_canvases(d.test).size());
   REQUIRE(p.hits.size() == p.pairs.size());
   CHECK(p.identity_gap < 1e-5);  // float32 rounding
   // Where the CAM has a positive cell, the two 8x8 maps peak within one cell of each other.

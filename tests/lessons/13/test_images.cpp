@@ -200,7 +200,7 @@ TEST_CASE("perturbation_curves: batched scores equal one forward per mask", "[le
   }
 }
 
-TEST_CASE("with_shuffled_labels and present_pairs", "[lesson13]") {
+TEST_CASE("with_shuffled_labels and classes_on_canvases", "[lesson13]") {
   vision::CanvasSet set;
   set.images = NDArray::zeros({4, 3, 8, 8});
   set.labels = NDArray::from_list({1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0}, {4, 3}, kFloat32);
@@ -208,7 +208,7 @@ TEST_CASE("with_shuffled_labels and present_pairs", "[lesson13]") {
                  {object(1, {0, 0, 2, 2}), object(2, {4, 4, 6, 6})},
                  {object(2, {0, 0, 2, 2})},
                  {object(0, {0, 0, 2, 2})}};
-  const std::vector<Pair> pairs = present_pairs(set);
+  const std::vector<vision::ClassOnCanvas> pairs = vision::classes_on_canvases(set);
   REQUIRE(pairs.size() == 5);
   CHECK((pairs[1].canvas == 1 && pairs[1].label == 1 && pairs[2].label == 2));
   const vision::CanvasSet shuffled = with_shuffled_labels(set, 3);
