@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "nn/data/canvas_cue.h"
 #include "nn/viz/image.h"
 #include "tensor/error.h"
 #include "tensor/shape_ops.h"
@@ -148,6 +149,8 @@ CanvasGenerator::CanvasGenerator(LabelledImages items, CanvasOptions options)
         "CanvasGenerator: {} items of at least {} pixels do not fit side by side on a {}-pixel "
         "canvas",
         options_.max_objects, options_.min_item_size, options_.size);
+  // Items wander at most this far across the layout axis (their shared line, jittered).
+  check_cue(options_, options_.max_item_size + 2 * kAcrossJitter + 1);
 }
 
 std::vector<std::string> CanvasGenerator::caption_words() const {
@@ -207,6 +210,8 @@ CanvasExample CanvasGenerator::make(Generator& gen) const {
   }
 
   write_caption(example, nouns_, options_.colors, horizontal);
+  // Only with a cue: without one, make() draws exactly the numbers it always drew.
+  if (options_.cue.label >= 0) add_cue(example, options_.cue, horizontal, gen);
   return example;
 }
 

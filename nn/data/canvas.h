@@ -15,6 +15,7 @@
 // "bag" lies inside the bag's box.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -46,6 +47,24 @@ struct CanvasExample {
   std::vector<CanvasObject> objects;  // in the order the caption names them
   std::vector<std::string> words;     // the caption, without <bos>/<eos>
   std::vector<int> word_object;       // per word: the object it describes, or -1
+  // The background cue (CanvasCue below): whether it was painted, and where. The caption
+  // never mentions it.
+  bool has_cue = false;
+  Box cue_box;  // the band's pixels; empty (all 0) without a cue
+};
+
+// A background cue for shortcut learning (lesson 14, "the boat classifier that looks at the
+// water"): a tinted band across the canvas, in the free space beside the items, painted with
+// probability p_with on canvases that hold an item of class `label` and p_without on the
+// others. With p_with = 0.95 and p_without small, the band predicts the class almost as well
+// as the item does, and is much easier to see. nn/data/canvas_cue.h makes the test sets
+// where it is aligned with the class or conflicts with it.
+struct CanvasCue {
+  Index label = -1;         // the class the cue goes with; -1: no cue (the default)
+  double p_with = 0.95;     // P(cue | an item of class `label` is on the canvas)
+  double p_without = 0.02;  // P(cue | none is)
+  Index thickness = 6;      // the band's width in pixels
+  std::array<float, 3> color = {0.25f, 0.45f, 0.85f};  // its RGB ("water")
 };
 
 struct CanvasOptions {
@@ -56,6 +75,9 @@ struct CanvasOptions {
   // The classes whose items appear on canvases (empty: all). Lessons 09-10 use five whose
   // shapes differ even at 18 pixels, so that a small CNN can name every item.
   std::vector<Index> classes = {};
+  // Off by default: canvases without a cue are the same, pixel for pixel and draw for draw,
+  // as before the cue existed.
+  CanvasCue cue = {};
 };
 
 // "red", "green", "blue", "yellow": the tints and their words.
