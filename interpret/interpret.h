@@ -9,6 +9,8 @@
 //                   its gradient-free baselines
 //   faithfulness.h  does a map point at what the model uses: deletion and insertion curves and
 //                   their areas (Petsiuk et al. 2018)
+//   guided_attention.h  attention as a training signal: GAIN's soft mask, masked image, mining
+//                   and extra losses (Li et al. 2018), adversarial erasing (Wei et al. 2017)
 //   localisation.h  captioning attention over grid cells against the objects' boxes
 //   pointing.h      a pixel map scored against the true boxes: the pointing game (Zhang et
 //                   al. 2016), its random baseline, the share of the map's mass inside the boxes
@@ -24,6 +26,7 @@
 #include "interpret/cam.h"
 #include "interpret/encoder_decoder_relevance.h"
 #include "interpret/faithfulness.h"
+#include "interpret/guided_attention.h"
 #include "interpret/localisation.h"
 #include "interpret/pointing.h"
 #include "interpret/relevance.h"
