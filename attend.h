@@ -56,6 +56,7 @@
 #include "nn/vision_transformer.h"
 
 #include "nn/data/canvas.h"
+#include "nn/data/canvas_cue.h"
 #include "nn/data/data_loader.h"
 #include "nn/data/dataset.h"
 #include "nn/data/dates.h"

@@ -1,0 +1,95 @@
+// Lesson 14's program: its flags, and the sections main.cpp runs that have files of their own
+// (section_models.cpp: training and scoring each model; section_erasing.cpp).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attend.h"
+#include "lesson.h"
+
+namespace attend::lesson14 {
+
+// Every hyper-parameter, each with the flag that changes it.
+struct Options : app::Flags {
+  std::uint64_t seed =
+      flag(seed, "seed", 0, "seed of the canvases, the boxed share, initial weights, batch order");
+  Index train =
+      flag(train, "train", DataOptions{}.train, "training canvases", app::at_least<Index>(1));
+  Index validation = flag(validation, "validation", DataOptions{}.validation,
+                          "validation canvases (with the training cue)", app::at_least<Index>(1));
+  Index test = flag(test, "test", DataOptions{}.test,
+                    "canvases in each test set (aligned, conflicting, independent)",
+                    app::at_least<Index>(2));
+  int epochs = flag(epochs, "epochs", GuidedOptions{}.epochs, "passes over the training canvases",
+                    app::at_least(1));
+  Index batch = flag(batch, "batch", GuidedOptions{}.batch, "canvases per training step",
+                     app::at_least<Index>(1));
+  double lr = flag(lr, "lr", GuidedOptions{}.lr,
+                   "Adam's peak learning rate (cosine decay to a tenth of it)", app::above(0.0));
+  Index cue_class =
+      flag(cue_class, "cue-class", DataOptions{}.cue.label,
+           "the class the band goes with (0, 1, 5, 8 or 9)", app::between<Index>(0, 9));
+  double p_with = flag(p_with, "p-with", DataOptions{}.cue.p_with,
+                       "training: P(band | the class is on the canvas)", app::between(0.0, 1.0));
+  double p_without = flag(p_without, "p-without", DataOptions{}.cue.p_without,
+                          "training: P(band | it is not)", app::between(0.0, 1.0));
+  Index band = flag(band, "band", DataOptions{}.cue.thickness, "the band's width in pixels",
+                    app::between<Index>(1, 12));
+  double alpha =
+      flag(alpha, "alpha", 1.0, "GAIN: the weight of the mining loss L_am", app::at_least(0.0));
+  double sigma = flag(sigma, "sigma", interpret::GainOptions{}.sigma,
+                      "GAIN: the soft mask's threshold on the scaled map", app::between(0.0, 1.0));
+  double omega = flag(omega, "omega", interpret::GainOptions{}.omega,
+                      "GAIN: the soft mask's steepness", app::above(0.0));
+  double extra_weight = flag(extra_weight, "extra-weight", 10.0,
+                             "GAIN_ext: the weight of the box loss L_e", app::at_least(0.0));
+  double box_share =
+      flag(box_share, "box-share", DataOptions{}.box_share,
+           "GAIN_ext: the share of training canvases whose boxes it sees", app::between(0.0, 1.0));
+  int erase_steps = flag(erase_steps, "erase-steps", ErasingOptions{}.steps,
+                         "adversarial erasing: classifiers trained in turn", app::between(1, 6));
+  double erase_threshold =
+      flag(erase_threshold, "erase-threshold", ErasingOptions{}.threshold,
+           "adversarial erasing: erase where a scaled map reaches this", app::between(0.0, 1.0));
+  int figures =
+      flag(figures, "figures", 3, "conflicting test canvases of each kind drawn in overlays.png",
+           app::at_least(0));
+  bool synthetic =
+      flag(synthetic, "synthetic", false, "use generated pictures instead of Fashion-MNIST");
+  bool progress = flag(progress, "progress", true, "show the training progress line on stderr");
+  std::string data =
+      flag(data, "data", data::kFashionMnistFolder, "folder with the Fashion-MNIST files");
+  std::string out = flag(out, "out", "output/14_attention_shortcuts",
+                         "folder for summary.txt, results.csv and overlays.png");
+};
+
+// Figures magnify the 64-pixel canvases this many times.
+constexpr Index kZoom = 2;
+
+// The training options of every model, from the flags (mining and extra weights at 0).
+GuidedOptions training_options(const Options& o);
+
+// One trained model and its scores, as the table lists it.
+struct Trained {
+  std::string name;
+  std::vector<std::shared_ptr<CamClassifier>> models;  // several for adversarial erasing
+  ShortcutScores scores;
+  std::vector<CamClassifier*> pointers() const;
+};
+
+// Section 1 (main.cpp): the canvases and the cue.
+ShortcutData section_data(app::Transcript& t, const Options& o);
+// Sections 2-4 (section_models.cpp): a fresh classifier trained with `options`, its epochs
+// printed, then its scores.
+Trained section_model(app::Transcript& t, const Options& o, const ShortcutData& d,
+                      const std::string& name, const GuidedOptions& options);
+// The scores of a model as two lines of the transcript.
+void say_scores(app::Transcript& t, const ShortcutScores& s, const std::string& class_name);
+// Section 5 (section_erasing.cpp): adversarial erasing; the baseline's classifier, trained on
+// the plain canvases, is its step 1.
+Trained section_erasing(app::Transcript& t, const Options& o, const ShortcutData& d,
+                        const Trained& baseline);
+
+}  // namespace attend::lesson14
