@@ -80,6 +80,11 @@ struct GuidedOptions {
   double mining_weight = 0;          // alpha of L_am; 0: no attention mining
   double extra_weight = 0;           // the weight of L_e; 0: no extra supervision
   interpret::GainOptions gain = {};  // the soft mask's sigma and omega
+  // GAIN averages L_am over every class on a canvas; by default each step draws one of them
+  // per canvas (an unbiased estimate of that mean, see class_pairs), which keeps the masked
+  // batch at the batch's size: less work than all of them, and the same shapes at every step.
+  bool all_classes = false;
+  std::uint64_t class_seed = 0;  // the draws of one class per canvas
 };
 
 // The three losses of one batch. mining and extra are 0-d tensors, undefined when their
@@ -89,20 +94,24 @@ struct GuidedLosses {
   Tensor total(const GuidedOptions& options) const;
 };
 
-// Every (canvas, class present on it) pair of the rows of a multi-hot label array.
+// (canvas, class present on it) pairs of the rows of a multi-hot label array.
 struct ClassPairs {
   std::vector<std::int64_t> canvas;  // the row in the batch
   std::vector<Index> label;
 };
-ClassPairs class_pairs(const NDArray& labels);
+// Every pair; with `gen`, one pair per canvas instead, its class drawn uniformly among those
+// on the canvas. The mean of L_am over the drawn pairs is then, in expectation, the mean over
+// canvases of GAIN's (1/n) sum_c: each of a canvas's n classes is drawn with probability 1/n.
+ClassPairs class_pairs(const NDArray& labels, Generator* gen = nullptr);
 
 // The losses of the canvases `rows` of the training set (the batch):
 //   L_cl  binary cross-entropy of the logits, one per class (lesson 08's loss)
 //   L_am  each pair's canvas with its scaled, upsampled class map softly erased, scored
 //   L_e   the pairs on boxed canvases: their maps against the masks of their classes' boxes
+// `gen` draws the one class per canvas (unless options.all_classes).
 GuidedLosses guided_losses(CamClassifier& model, const CueSet& train,
                            const std::vector<bool>& boxed, const std::vector<Index>& rows,
-                           const GuidedOptions& options);
+                           const GuidedOptions& options, Generator& gen);
 
 struct GuidedRecord {
   int epoch = 0;

@@ -98,13 +98,13 @@ void section_table(Transcript& t, const Options& o, const std::vector<const Trai
                        s.mass_in_box);
   }
   const double gap = rows[0]->scores.gap();
-  if (gap < kSmallestGap)
+  if (gap < kSmallestGap) {
     t.say("\nThe baseline shows no gap ({:.3f}): no shortcut to fix.\n", gap);
-  else
-    for (std::size_t r = 1; r < rows.size(); ++r)
-      t.say("{}{} closes {:.0f}% of the baseline's gap", r == 1 ? "\n" : "; ", rows[r]->name,
-            100 * (1 - rows[r]->scores.gap() / gap));
-  if (gap >= kSmallestGap) t.say(".\n");
+    return;
+  }
+  t.say("\nShare of the baseline's gap that each fix closes (negative: it widens):\n");
+  for (std::size_t r = 1; r < rows.size(); ++r)
+    t.say("  {:<10} {:>5.0f}%\n", rows[r]->name, 100 * (1 - rows[r]->scores.gap() / gap));
 }
 
 // overlays.png: `count` conflicting canvases with the item (and no band), then `count` with
@@ -138,6 +138,7 @@ int main(int argc, char** argv) {
     Transcript t;
     t.say("Lesson 14: when attention is wrong (seed {}, outputs in {})\n", o.seed, o.out);
     const ShortcutData d = section_data(t, o);
+    release_cached_memory();
     GuidedOptions options = training_options(o);
     t.heading("2. The baseline: trained as usual (L_cl)");
     const Trained baseline = section_model(t, o, d, "baseline", options);

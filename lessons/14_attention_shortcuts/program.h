@@ -48,6 +48,9 @@ struct Options : app::Flags {
   double box_share =
       flag(box_share, "box-share", DataOptions{}.box_share,
            "GAIN_ext: the share of training canvases whose boxes it sees", app::between(0.0, 1.0));
+  bool all_classes =
+      flag(all_classes, "all-classes", GuidedOptions{}.all_classes,
+           "GAIN: mine every class of a canvas at each step, not one drawn at random");
   int erase_steps = flag(erase_steps, "erase-steps", ErasingOptions{}.steps,
                          "adversarial erasing: classifiers trained in turn", app::between(1, 6));
   double erase_threshold =
@@ -78,6 +81,12 @@ struct Trained {
   ShortcutScores scores;
   std::vector<CamClassifier*> pointers() const;
 };
+
+// Between sections: the allocator keeps every freed block for a later request of its size
+// (tensor/allocator.h), but the next section asks for other sizes (another batch shape, whole
+// test sets, a copy of the training canvases), so the blocks of one section would only add
+// to the next one's memory. This gives them back to the system.
+void release_cached_memory();
 
 // Section 1 (main.cpp): the canvases and the cue.
 ShortcutData section_data(app::Transcript& t, const Options& o);

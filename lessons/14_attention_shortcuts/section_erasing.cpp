@@ -27,6 +27,7 @@ Trained section_erasing(app::Transcript& t, const Options& o, const ShortcutData
                                                  static_cast<Index>(d.class_names.size()), gen);
     prepare_classifier(*model, erased.set);
     train_guided(*model, erased, d.boxed, d.validation, training_options(o));
+    release_cached_memory();
     const ShortcutScores alone = score_models({model.get()}, d);
     t.say(
         "On its own: aligned {:.3f}, conflicting {:.3f}; map {:.1f}% on the band, {:.1f}% in "

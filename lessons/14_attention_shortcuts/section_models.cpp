@@ -10,7 +10,13 @@ GuidedOptions training_options(const Options& o) {
           .lr = o.lr,
           .shuffle_seed = o.seed,
           .progress = o.progress,
-          .gain = {.sigma = o.sigma, .omega = o.omega}};
+          .gain = {.sigma = o.sigma, .omega = o.omega},
+          .all_classes = o.all_classes,
+          .class_seed = o.seed};
+}
+
+void release_cached_memory() {
+  memory::empty_cache();
 }
 
 std::vector<CamClassifier*> Trained::pointers() const {
@@ -41,6 +47,7 @@ Trained section_model(app::Transcript& t, const Options& o, const ShortcutData& 
   };
   train_guided(*model, d.train, d.boxed, d.validation, options, after_epoch);
   Trained trained{.name = name, .models = {model}, .scores = {}};
+  release_cached_memory();
   trained.scores = score_models(trained.pointers(), d);
   say_scores(t, trained.scores, d.class_names[static_cast<std::size_t>(d.cue_class)]);
   return trained;

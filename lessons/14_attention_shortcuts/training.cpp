@@ -73,23 +73,29 @@ Tensor GuidedLosses::total(const GuidedOptions& options) const {
   return loss;
 }
 
-ClassPairs class_pairs(const NDArray& labels) {
+ClassPairs class_pairs(const NDArray& labels, Generator* gen) {
   if (labels.ndim() != 2) fail("class_pairs: expects labels [B, classes], got {}", labels.shape());
   ClassPairs pairs;
   const NDArray l = labels.to(kFloat32);
   const float* v = l.data<float>();
-  for (Index b = 0; b < labels.size(0); ++b)
+  for (Index b = 0; b < labels.size(0); ++b) {
+    std::vector<Index> present;
     for (Index c = 0; c < labels.size(1); ++c)
-      if (v[b * labels.size(1) + c] > 0) {
-        pairs.canvas.push_back(b);
-        pairs.label.push_back(c);
-      }
+      if (v[b * labels.size(1) + c] > 0) present.push_back(c);
+    if (gen && !present.empty())
+      present = {
+          present[static_cast<std::size_t>(gen->randint(static_cast<Index>(present.size())))]};
+    for (Index c : present) {
+      pairs.canvas.push_back(b);
+      pairs.label.push_back(c);
+    }
+  }
   return pairs;
 }
 
 GuidedLosses guided_losses(CamClassifier& model, const CueSet& train,
                            const std::vector<bool>& boxed, const std::vector<Index>& rows,
-                           const GuidedOptions& options) {
+                           const GuidedOptions& options, Generator& gen) {
   if (boxed.size() != static_cast<std::size_t>(train.set.size()))
     fail("guided_losses: {} boxed flags for {} training canvases", boxed.size(), train.set.size());
   const Tensor images(gather_rows(train.set.images, rows));
@@ -99,9 +105,9 @@ GuidedLosses guided_losses(CamClassifier& model, const CueSet& train,
   const Tensor logits = model.classify(features);
   losses.classification =
       nn::binary_cross_entropy_with_logits(logits, Tensor(labels.to(logits.dtype())));
-  const ClassPairs pairs = class_pairs(labels);
-  if ((options.mining_weight == 0 && options.extra_weight == 0) || pairs.canvas.empty())
-    return losses;
+  if (options.mining_weight == 0 && options.extra_weight == 0) return losses;
+  const ClassPairs pairs = class_pairs(labels, options.all_classes ? nullptr : &gen);
+  if (pairs.canvas.empty()) return losses;
   // A^c for every pair: CAM from this forward pass's features, scaled to a peak of 1 (Grad-CAM
   // of the last grid), upsampled to the canvas's pixels.
   const Tensor maps = interpret::upsample_maps(
@@ -143,6 +149,7 @@ std::vector<GuidedRecord> train_guided(
   if (!options.progress) progress_options.out = &quiet;
   viz::Progress progress(loader.size(), progress_options);
 
+  Generator draws(options.class_seed);  // one class per canvas for L_am and L_e
   std::vector<GuidedRecord> records;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     GuidedRecord record{.epoch = epoch};
@@ -154,7 +161,7 @@ std::vector<GuidedRecord> train_guided(
       adam.zero_grad();
       const std::vector<double> numbers_in_batch = batch.inputs.data().to_vector();
       const std::vector<Index> rows(numbers_in_batch.begin(), numbers_in_batch.end());
-      const GuidedLosses losses = guided_losses(model, train, boxed, rows, options);
+      const GuidedLosses losses = guided_losses(model, train, boxed, rows, options, draws);
       Tensor loss = losses.total(options);
       loss.backward();
       adam.step();

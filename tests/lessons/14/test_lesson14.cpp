@@ -58,6 +58,17 @@ TEST_CASE("class_pairs and balanced accuracy by hand", "[lesson14]") {
   const ClassPairs pairs = class_pairs(f64({1, 0, 1, 0, 0, 0, 0, 1, 0}, {3, 3}));
   CHECK(pairs.canvas == std::vector<std::int64_t>{0, 0, 2});
   CHECK(pairs.label == std::vector<Index>{0, 2, 1});
+  // One class per canvas, drawn uniformly among those on it: canvas 0 has classes 0 and 2.
+  Generator gen(1);
+  int zeros = 0;
+  for (int draw = 0; draw < 400; ++draw) {
+    const ClassPairs one = class_pairs(f64({1, 0, 1, 0, 0, 0, 0, 1, 0}, {3, 3}), &gen);
+    REQUIRE(one.canvas == std::vector<std::int64_t>{0, 2});  // canvas 1 has no class
+    CHECK((one.label[0] == 0 || one.label[0] == 2));
+    CHECK(one.label[1] == 1);
+    zeros += one.label[0] == 0;
+  }
+  CHECK((zeros > 160 && zeros < 240));  // 200 expected, standard deviation 10
   // Class 0: present on canvases 0 and 1, absent on 2 and 3. Found 1 of 2, rejected 2 of 2.
   const NDArray labels = f64({1, 0, 1, 0, 0, 0, 0, 0}, {4, 2});  // class 1 on none
   const NDArray logits = f64({2, 0, -1, 0, -3, 0, -0.5, 0}, {4, 2});
@@ -94,12 +105,12 @@ TEST_CASE("guided_losses: each loss appears with its weight, L_e only with boxes
   prepare_classifier(model, d.train.set);
   const std::vector<Index> rows = {0, 1, 2, 3};
   GuidedOptions o;
-  GuidedLosses plain = guided_losses(model, d.train, d.boxed, rows, o);
+  GuidedLosses plain = guided_losses(model, d.train, d.boxed, rows, o, gen);
   CHECK_FALSE(plain.mining.defined());
   CHECK_FALSE(plain.extra.defined());
   o.mining_weight = 1;
   o.extra_weight = 10;
-  GuidedLosses all = guided_losses(model, d.train, d.boxed, rows, o);
+  GuidedLosses all = guided_losses(model, d.train, d.boxed, rows, o, gen);
   CHECK_THAT(all.classification.item(), WithinAbs(plain.classification.item(), 1e-6));
   REQUIRE(all.mining.defined());
   CHECK((all.mining.item() > 0 && all.mining.item() < 1));  // a mean of probabilities
@@ -107,11 +118,11 @@ TEST_CASE("guided_losses: each loss appears with its weight, L_e only with boxes
                                                 (all.extra.defined() ? 10 * all.extra.item() : 0),
                                             1e-5));
   const std::vector<bool> none(d.boxed.size(), false), every(d.boxed.size(), true);
-  CHECK_FALSE(guided_losses(model, d.train, none, rows, o).extra.defined());
-  const GuidedLosses boxed = guided_losses(model, d.train, every, rows, o);
+  CHECK_FALSE(guided_losses(model, d.train, none, rows, o, gen).extra.defined());
+  const GuidedLosses boxed = guided_losses(model, d.train, every, rows, o, gen);
   REQUIRE(boxed.extra.defined());
   CHECK((boxed.extra.item() > 0 && boxed.extra.item() < 1));  // maps and masks lie in [0, 1]
-  CHECK_THAT(error_message([&] { guided_losses(model, d.train, {true}, rows, o); }),
+  CHECK_THAT(error_message([&] { guided_losses(model, d.train, {true}, rows, o, gen); }),
              Contains("1 boxed flags for 24 training canvases"));
 }
 
@@ -123,14 +134,16 @@ TEST_CASE("gradcheck of the GAIN_ext loss through the classifier, float64",
   CamClassifier model(kTiny, 10, gen);
   prepare_classifier(model, d.train.set);
   model.to(kFloat64);
-  const GuidedOptions o{.mining_weight = 1, .extra_weight = 10};
+  // Every class of every canvas: the same pairs at every call (drawn ones would change the
+  // function between the gradcheck's evaluations).
+  const GuidedOptions o{.mining_weight = 1, .extra_weight = 10, .all_classes = true};
   const std::vector<Index> rows = {0, 5};
-  const GuidedLosses check = guided_losses(model, d.train, d.boxed, rows, o);
+  const GuidedLosses check = guided_losses(model, d.train, d.boxed, rows, o, gen);
   REQUIRE(check.mining.defined());
   REQUIRE(check.extra.defined());
   GradcheckResult r = gradcheck(
       [&](const std::vector<Tensor>&) {
-        return guided_losses(model, d.train, d.boxed, rows, o).total(o);
+        return guided_losses(model, d.train, d.boxed, rows, o, gen).total(o);
       },
       model.parameters(), {.max_elements_per_input = 20, .seed = 3});
   INFO(r.report);
