@@ -11,12 +11,6 @@
 #include "lesson.h"
 
 namespace attend::lesson14 {
-namespace {
-
-// Maps computed per this many (canvas, class) pairs.
-constexpr Index kMapBatch = 100;
-
-}  // namespace
 
 std::vector<double> mean_pixel(const NDArray& images) {
   if (images.ndim() != 4 || images.size(0) < 1)
@@ -27,32 +21,54 @@ std::vector<double> mean_pixel(const NDArray& images) {
   return fill;
 }
 
+namespace {
+
+// The union over each canvas's classes of the regions their scaled maps attend:
+// images [B, C, S, S] and labels [B, classes] -> float32 [B, S, S], 1 where erased.
+NDArray attended_union(CamClassifier& model, const NDArray& images, const NDArray& labels,
+                       double threshold) {
+  const ClassPairs pairs = class_pairs(labels);
+  const Index side = images.size(2), pixels = side * side;
+  const NDArray attended = interpret::attended_regions(
+      class_maps(model,
+                 index_select(
+                     images, 0,
+                     NDArray::from_vector(pairs.canvas, {static_cast<Index>(pairs.canvas.size())})),
+                 pairs.label),
+      threshold);
+  NDArray regions = NDArray::zeros({images.size(0), side, side}, kFloat32);
+  float* r = regions.data<float>();
+  const float* a = attended.data<float>();
+  for (std::size_t p = 0; p < pairs.canvas.size(); ++p)
+    for (Index k = 0; k < pixels; ++k) {
+      float& v = r[pairs.canvas[p] * pixels + k];
+      v = std::max(v, a[static_cast<Index>(p) * pixels + k]);
+    }
+  return regions;
+}
+
+}  // namespace
+
 double erase_attended(CamClassifier& model, CueSet& train, double threshold,
                       const std::vector<double>& fill) {
   model.eval();
   CanvasSet& set = train.set;
-  const ClassPairs pairs = class_pairs(set.labels);
-  const Index side = set.images.size(2);
-  // regions[i]: the union over canvas i's classes of their attended regions.
-  NDArray regions = NDArray::zeros({set.size(), side, side}, kFloat32);
-  float* r = regions.data<float>();
-  for (std::size_t start = 0; start < pairs.canvas.size(); start += kMapBatch) {
-    const std::size_t stop = std::min(pairs.canvas.size(), start + kMapBatch);
-    const std::vector<std::int64_t> canvases(pairs.canvas.begin() + start,
-                                             pairs.canvas.begin() + stop);
-    const NDArray images = index_select(
-        set.images, 0, NDArray::from_vector(canvases, {static_cast<Index>(canvases.size())}));
-    const std::vector<Index> labels(pairs.label.begin() + start, pairs.label.begin() + stop);
-    const NDArray attended =
-        interpret::attended_regions(class_maps(model, images, labels), threshold);
-    const float* a = attended.data<float>();
-    for (std::size_t p = 0; p < canvases.size(); ++p)
-      for (Index k = 0; k < side * side; ++k)
-        r[canvases[p] * side * side + k] =
-            std::max(r[canvases[p] * side * side + k], a[p * side * side + k]);
+  // A batch of canvases at a time, written into a new array: the old one is freed when the
+  // set lets go of it, and nothing of the size of the whole set is made but the result.
+  NDArray erased = NDArray::empty(set.images.shape(), kFloat32);
+  const Index per_canvas = set.images.numel() / set.size();
+  double erased_pixels = 0;
+  for (Index start = 0; start < set.size(); start += kEvalBatch) {
+    const Index stop = std::min(set.size(), start + kEvalBatch);
+    const NDArray images = slice(set.images, 0, start, stop);
+    const NDArray regions =
+        attended_union(model, images, slice(set.labels, 0, start, stop), threshold);
+    const NDArray part = interpret::erase_regions(images, regions, fill);
+    std::copy_n(part.data<float>(), part.numel(), erased.data<float>() + start * per_canvas);
+    erased_pixels += sum(regions).item();
   }
-  set.images = interpret::erase_regions(set.images, regions, fill);
-  return mean(regions).item();
+  set.images = erased;
+  return erased_pixels / static_cast<double>(set.size() * set.images.size(2) * set.images.size(3));
 }
 
 }  // namespace attend::lesson14

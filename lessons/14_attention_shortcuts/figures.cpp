@@ -79,7 +79,7 @@ ColumnMaps column_maps(const MapColumn& column, const NDArray& images, Index lab
     m->eval();
     const NDArray one = class_maps(*m, images, std::vector<Index>(images.size(0), label));
     out.maps = out.maps.defined() ? maximum(out.maps, one) : one;
-    const NDArray l = predict_logits(*m, images);
+    const NDArray l = predict_logits(*m, images, kEvalBatch);
     logits = logits.defined() ? logits + l : l;
   }
   for (Index i = 0; i < images.size(0); ++i)

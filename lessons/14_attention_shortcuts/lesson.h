@@ -37,6 +37,11 @@ using vision::CanvasSet;
 using vision::EncoderShape;
 using vision::predict_logits;
 
+// Canvases per forward pass when nothing is trained (logits, maps): at 25 the largest
+// temporary of the first convolution block is 13 MB, at vision's default of 100 it is 4 times
+// that, and the program's peak memory grows with it.
+constexpr Index kEvalBatch = 25;
+
 // ---- (a) data: data.cpp ------------------------------------------------------------------------
 
 // The five classes of lessons 09-10, whose shapes differ even at 18 pixels: T-shirt/top,
@@ -83,6 +88,7 @@ struct GuidedOptions {
   // GAIN averages L_am over every class on a canvas; by default each step draws one of them
   // per canvas (an unbiased estimate of that mean, see class_pairs), which keeps the masked
   // batch at the batch's size: less work than all of them, and the same shapes at every step.
+  // (L_e needs no second forward pass and always takes every class of a boxed canvas.)
   bool all_classes = false;
   std::uint64_t class_seed = 0;  // the draws of one class per canvas
 };
@@ -107,8 +113,8 @@ ClassPairs class_pairs(const NDArray& labels, Generator* gen = nullptr);
 // The losses of the canvases `rows` of the training set (the batch):
 //   L_cl  binary cross-entropy of the logits, one per class (lesson 08's loss)
 //   L_am  each pair's canvas with its scaled, upsampled class map softly erased, scored
-//   L_e   the pairs on boxed canvases: their maps against the masks of their classes' boxes
-// `gen` draws the one class per canvas (unless options.all_classes).
+//         (one class per canvas, drawn by `gen`, unless options.all_classes)
+//   L_e   every class of the boxed canvases: its map against the mask of its boxes
 GuidedLosses guided_losses(CamClassifier& model, const CueSet& train,
                            const std::vector<bool>& boxed, const std::vector<Index>& rows,
                            const GuidedOptions& options, Generator& gen);
@@ -153,7 +159,7 @@ std::vector<double> mean_pixel(const NDArray& images);
 // Scaled Grad-CAM at pixel resolution, the map the losses use: ReLU(CAM) / its maximum on the
 // 8x8 grid, upsampled bilinearly. images [P, 3, S, S], one class each -> float64 [P, S, S].
 NDArray class_maps(CamClassifier& model, const NDArray& images, const std::vector<Index>& classes,
-                   Index batch = 100);
+                   Index batch = kEvalBatch);
 
 // The decision "the class is on the canvas" (logit > 0), scored as the mean of the share of
 // the canvases with the class that it finds and the share of those without that it rejects:

@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     app::make_output_folder(o.out);
     Transcript t;
     t.say("Lesson 14: when attention is wrong (seed {}, outputs in {})\n", o.seed, o.out);
-    const ShortcutData d = section_data(t, o);
+    ShortcutData d = section_data(t, o);
     release_cached_memory();
     GuidedOptions options = training_options(o);
     t.heading("2. The baseline: trained as usual (L_cl)");

@@ -59,7 +59,7 @@ NDArray mean_logits(const std::vector<CamClassifier*>& models, const NDArray& im
   NDArray total;
   for (CamClassifier* m : models) {
     m->eval();
-    const NDArray logits = predict_logits(*m, images);
+    const NDArray logits = predict_logits(*m, images, kEvalBatch);
     total = total.defined() ? total + logits : logits;
   }
   return total / static_cast<double>(models.size());

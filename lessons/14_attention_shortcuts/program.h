@@ -97,8 +97,9 @@ Trained section_model(app::Transcript& t, const Options& o, const ShortcutData& 
 // The scores of a model as two lines of the transcript.
 void say_scores(app::Transcript& t, const ShortcutScores& s, const std::string& class_name);
 // Section 5 (section_erasing.cpp): adversarial erasing; the baseline's classifier, trained on
-// the plain canvases, is its step 1.
-Trained section_erasing(app::Transcript& t, const Options& o, const ShortcutData& d,
+// the plain canvases, is its step 1. It erases d.train's canvases in place: it is the last
+// section that trains, and a copy would double the largest array of the program.
+Trained section_erasing(app::Transcript& t, const Options& o, ShortcutData& d,
                         const Trained& baseline);
 
 }  // namespace attend::lesson14

@@ -6,7 +6,7 @@
 
 namespace attend::lesson14 {
 
-Trained section_erasing(app::Transcript& t, const Options& o, const ShortcutData& d,
+Trained section_erasing(app::Transcript& t, const Options& o, ShortcutData& d,
                         const Trained& baseline) {
   t.heading("5. Adversarial erasing: erase what was seen, train again");
   const std::vector<double> fill = mean_pixel(d.train.set.images);
@@ -16,7 +16,7 @@ Trained section_erasing(app::Transcript& t, const Options& o, const ShortcutData
         o.erase_threshold);
   Trained erasing{.name = "erasing", .models = {baseline.models.front()}, .scores = {}};
   const std::string class_name = d.class_names[static_cast<std::size_t>(d.cue_class)];
-  CueSet erased = d.train;  // the images are shared until erase_attended replaces them
+  CueSet& erased = d.train;  // erased in place, step after step
   for (int step = 2; step <= o.erase_steps; ++step) {
     const double share = erase_attended(*erasing.models.back(), erased, o.erase_threshold, fill);
     t.say("\nStep {}: the classifier of step {} attends {:.1f}% of the pixels of its training\n",

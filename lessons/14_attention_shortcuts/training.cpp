@@ -31,10 +31,21 @@ Tensor select_rows(const Tensor& x, const std::vector<std::int64_t>& rows) {
   return index_select(x, 0, Tensor(NDArray::from_vector(rows, {static_cast<Index>(rows.size())})));
 }
 
-// L_am: every pair's canvas with its class's map softly erased, I* = I - T(A) . I, and the
+// A^c for each pair: CAM from the batch's features (this forward pass's, so that it stays in
+// the graph), scaled to a peak of 1 (Grad-CAM of the last grid), upsampled to the pixels.
+Tensor pair_maps(CamClassifier& model, const Tensor& features, const ClassPairs& pairs,
+                 Index side) {
+  return interpret::upsample_maps(
+      interpret::scale_maps(interpret::class_activation_maps(select_rows(features, pairs.canvas),
+                                                             model.classifier.weight, pairs.label)),
+      side);
+}
+
+// L_am: each pair's canvas with its class's map softly erased, I* = I - T(A) . I, and the
 // sigmoid of that class's logit on it, averaged.
-Tensor mining_loss(CamClassifier& model, const Tensor& images, const Tensor& maps,
+Tensor mining_loss(CamClassifier& model, const Tensor& images, const Tensor& features,
                    const ClassPairs& pairs, const GuidedOptions& options) {
+  const Tensor maps = pair_maps(model, features, pairs, images.size(2));
   const Tensor masked = interpret::soft_erase(select_rows(images, pairs.canvas),
                                               interpret::soft_mask(maps, options.gain));
   const Tensor logits = model.forward(masked);
@@ -45,23 +56,26 @@ Tensor mining_loss(CamClassifier& model, const Tensor& images, const Tensor& map
   return interpret::attention_mining_loss(sum(logits * own, 1));
 }
 
-// L_e: the maps of the pairs on canvases with boxes against the masks of their class's boxes
-// (1 inside, 0 outside); undefined when the batch has no such canvas.
-Tensor extra_loss(const Tensor& maps, const ClassPairs& pairs, const std::vector<Index>& rows,
-                  const CueSet& train, const std::vector<bool>& boxed) {
-  std::vector<std::int64_t> chosen;
+// L_e: every class of every boxed canvas of the batch, its map against the mask of its boxes
+// (1 inside, 0 outside); undefined when the batch has no boxed canvas. (Only maps, no second
+// forward pass: all the classes cost little.)
+Tensor extra_loss(CamClassifier& model, const Tensor& features, const NDArray& labels,
+                  const std::vector<Index>& rows, const CueSet& train,
+                  const std::vector<bool>& boxed, Index side) {
+  const ClassPairs every = class_pairs(labels);
+  ClassPairs chosen;
   std::vector<NDArray> masks;
-  for (std::size_t p = 0; p < pairs.canvas.size(); ++p) {
-    const Index canvas = rows[static_cast<std::size_t>(pairs.canvas[p])];
-    if (!boxed[static_cast<std::size_t>(canvas)]) continue;
-    chosen.push_back(static_cast<std::int64_t>(p));
-    masks.push_back(interpret::box_mask(
-        boxes_of_class(train.set.objects[static_cast<std::size_t>(canvas)], pairs.label[p]),
-        maps.size(1)));
+  for (std::size_t p = 0; p < every.canvas.size(); ++p) {
+    const auto canvas = static_cast<std::size_t>(rows[static_cast<std::size_t>(every.canvas[p])]);
+    if (!boxed[canvas]) continue;
+    chosen.canvas.push_back(every.canvas[p]);
+    chosen.label.push_back(every.label[p]);
+    masks.push_back(
+        interpret::box_mask(boxes_of_class(train.set.objects[canvas], every.label[p]), side));
   }
-  if (chosen.empty()) return {};
-  return interpret::attention_extra_loss(select_rows(maps, chosen),
-                                         Tensor(stack(masks, 0).to(maps.dtype())));
+  if (chosen.canvas.empty()) return {};
+  const Tensor maps = pair_maps(model, features, chosen, side);
+  return interpret::attention_extra_loss(maps, Tensor(stack(masks, 0).to(maps.dtype())));
 }
 
 }  // namespace
@@ -105,17 +119,12 @@ GuidedLosses guided_losses(CamClassifier& model, const CueSet& train,
   const Tensor logits = model.classify(features);
   losses.classification =
       nn::binary_cross_entropy_with_logits(logits, Tensor(labels.to(logits.dtype())));
-  if (options.mining_weight == 0 && options.extra_weight == 0) return losses;
-  const ClassPairs pairs = class_pairs(labels, options.all_classes ? nullptr : &gen);
-  if (pairs.canvas.empty()) return losses;
-  // A^c for every pair: CAM from this forward pass's features, scaled to a peak of 1 (Grad-CAM
-  // of the last grid), upsampled to the canvas's pixels.
-  const Tensor maps = interpret::upsample_maps(
-      interpret::scale_maps(interpret::class_activation_maps(select_rows(features, pairs.canvas),
-                                                             model.classifier.weight, pairs.label)),
-      images.size(2));
-  if (options.mining_weight != 0) losses.mining = mining_loss(model, images, maps, pairs, options);
-  if (options.extra_weight != 0) losses.extra = extra_loss(maps, pairs, rows, train, boxed);
+  if (options.mining_weight != 0) {
+    const ClassPairs pairs = class_pairs(labels, options.all_classes ? nullptr : &gen);
+    if (!pairs.canvas.empty()) losses.mining = mining_loss(model, images, features, pairs, options);
+  }
+  if (options.extra_weight != 0)
+    losses.extra = extra_loss(model, features, labels, rows, train, boxed, images.size(2));
   return losses;
 }
 
@@ -178,9 +187,10 @@ std::vector<GuidedRecord> train_guided(
     progress.end_epoch();
     record.seconds = app::seconds_since(start);
     model.eval();
-    record.validation_map = vision::evaluate_classifier(
-                                predict_logits(model, validation.set.images), validation.set.labels)
-                                .mean_average_precision;
+    record.validation_map =
+        vision::evaluate_classifier(predict_logits(model, validation.set.images, kEvalBatch),
+                                    validation.set.labels)
+            .mean_average_precision;
     records.push_back(record);
     if (after_epoch) after_epoch(record);
   }
