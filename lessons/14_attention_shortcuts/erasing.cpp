@@ -53,9 +53,12 @@ double erase_attended(CamClassifier& model, CueSet& train, double threshold,
                       const std::vector<double>& fill) {
   model.eval();
   CanvasSet& set = train.set;
-  // A batch of canvases at a time, written into a new array: the old one is freed when the
-  // set lets go of it, and nothing of the size of the whole set is made but the result.
-  NDArray erased = NDArray::empty(set.images.shape(), kFloat32);
+  if (set.images.dtype() != kFloat32)
+    fail("erase_attended: expects float32 canvases, got {}", dtype_name(set.images.dtype()));
+  // A batch of canvases at a time, written over the set's own pixels: nothing of the size of
+  // the whole set is made (arrays share their memory, so whoever shares this one sees the
+  // erasures too; clone it first to keep the plain canvases).
+  float* pixels = set.images.data<float>();
   const Index per_canvas = set.images.numel() / set.size();
   double erased_pixels = 0;
   for (Index start = 0; start < set.size(); start += kEvalBatch) {
@@ -64,10 +67,9 @@ double erase_attended(CamClassifier& model, CueSet& train, double threshold,
     const NDArray regions =
         attended_union(model, images, slice(set.labels, 0, start, stop), threshold);
     const NDArray part = interpret::erase_regions(images, regions, fill);
-    std::copy_n(part.data<float>(), part.numel(), erased.data<float>() + start * per_canvas);
+    std::copy_n(part.data<float>(), part.numel(), pixels + start * per_canvas);
     erased_pixels += sum(regions).item();
   }
-  set.images = erased;
   return erased_pixels / static_cast<double>(set.size() * set.images.size(2) * set.images.size(3));
 }
 

@@ -145,8 +145,8 @@ struct ErasingOptions {
 
 // One step of Wei et al.: for every training canvas and every class on it, the model's
 // scaled class map at pixel resolution; the pixels where one reaches the threshold are set to
-// the mean pixel `fill` (per channel). Changes train.set.images; returns the share of the
-// pixels erased in this step.
+// the mean pixel `fill` (per channel). Overwrites the pixels of train.set.images (float32) in
+// place, so every copy of that array sees them; returns the share of the pixels erased.
 double erase_attended(CamClassifier& model, CueSet& train, double threshold,
                       const std::vector<double>& fill);
 

@@ -19,6 +19,7 @@ Trained section_erasing(app::Transcript& t, const Options& o, ShortcutData& d,
   CueSet& erased = d.train;  // erased in place, step after step
   for (int step = 2; step <= o.erase_steps; ++step) {
     const double share = erase_attended(*erasing.models.back(), erased, o.erase_threshold, fill);
+    release_cached_memory();
     t.say("\nStep {}: the classifier of step {} attends {:.1f}% of the pixels of its training\n",
           step, step - 1, 100 * share);
     t.say("canvases; they are erased, and a fresh classifier trains on what is left.\n");
