@@ -185,9 +185,9 @@ struct MapColumn {
   std::vector<CamClassifier*> models;  // several: the union of their maps, mean logits
 };
 
-// One row per chosen test canvas: the canvas (zoomed, the cue class's boxes outlined in
-// cyan, the band in white), then each column's map of the cue class over it, captioned with
-// the column's name and its probability that the class is there.
+// One row per chosen test canvas: the canvas (zoomed, the cue class's boxes and the band
+// outlined), then each column's map of the cue class over it, captioned with the column's
+// name and its probability that the class is there (viz::write_panels).
 void write_overlays(const std::string& png, const CueSet& set, const std::vector<Index>& canvases,
                     Index label, const std::vector<MapColumn>& columns, Index zoom);
 
