@@ -16,7 +16,7 @@ namespace {
 
 constexpr Index kCueClass = 1;
 
-CanvasGenerator shapes_generator(CanvasOptions options = {}) {
+CanvasGenerator cue_test_generator(CanvasOptions options = {}) {
   return CanvasGenerator(synthetic_fashion_mnist(Split::kTrain, 500, 1), options);
 }
 
@@ -64,17 +64,17 @@ TEST_CASE("without a cue the canvases are byte for byte those drawn before the c
           "[nn]") {
   // The checksums were computed with the generator as it was before CanvasCue (commit
   // df00ad6): lessons 08-10 see the same canvases, draw for draw.
-  CHECK(checksum(shapes_generator(), 5, 50) == 15662805654149438708ull);
-  CHECK(checksum(shapes_generator({.classes = {0, 1, 5, 8, 9}}), 6, 50) == 17138131157234708306ull);
+  CHECK(checksum(cue_test_generator(), 5, 50) == 15662805654149438708ull);
+  CHECK(checksum(cue_test_generator({.classes = {0, 1, 5, 8, 9}}), 6, 50) == 17138131157234708306ull);
   CanvasOptions off;
   off.cue.label = -1;  // said explicitly
-  CHECK(checksum(shapes_generator(off), 5, 50) == 15662805654149438708ull);
+  CHECK(checksum(cue_test_generator(off), 5, 50) == 15662805654149438708ull);
 }
 
 TEST_CASE("the cue band lies beside the items, full length, in its colour", "[nn]") {
   CanvasCue cue;
   cue.p_with = cue.p_without = 1;  // on every canvas
-  CanvasGenerator g = shapes_generator(with_cue(cue));
+  CanvasGenerator g = cue_test_generator(with_cue(cue));
   Generator gen(3);
   for (int n = 0; n < 200; ++n) {
     CanvasExample e = g.make(gen);
@@ -94,7 +94,7 @@ TEST_CASE("the cue band lies beside the items, full length, in its colour", "[nn
 
 TEST_CASE("the cue appears with its class at the rates asked", "[nn]") {
   CanvasCue cue;  // p_with 0.95, p_without 0.02
-  CanvasGenerator g = shapes_generator(with_cue(cue));
+  CanvasGenerator g = cue_test_generator(with_cue(cue));
   Generator gen(8);
   double with = 0, with_cue_n = 0, without = 0, without_cue_n = 0;
   for (int n = 0; n < 3000; ++n) {
@@ -160,15 +160,15 @@ TEST_CASE("bad cue options fail with a clear message", "[nn]") {
   CanvasOptions options;
   options.classes = {0, 1};
   options.cue = cue;
-  CHECK_THAT(error_message([&] { shapes_generator(options); }),
+  CHECK_THAT(error_message([&] { cue_test_generator(options); }),
              Contains("the cue's class 3 is not one of the canvases' classes"));
   options = with_cue(cue);
   options.cue.p_with = 1.5;
-  CHECK_THAT(error_message([&] { shapes_generator(options); }),
+  CHECK_THAT(error_message([&] { cue_test_generator(options); }),
              Contains("the cue's probabilities must lie in [0, 1], got 1.5 and 0.02"));
   options = with_cue(cue);
   options.cue.thickness = 20;
-  CHECK_THAT(error_message([&] { shapes_generator(options); }),
+  CHECK_THAT(error_message([&] { cue_test_generator(options); }),
              Contains("a 20-pixel cue band does not fit beside the items"));
   CHECK_THAT(error_message([&] {
                make_cue_splits(synthetic_fashion_mnist(Split::kTrain, 50, 1),
