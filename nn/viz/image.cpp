@@ -131,10 +131,15 @@ NDArray read_image(const std::filesystem::path& path, ColorMode mode) {
   return image;
 }
 
-void write_png(const std::filesystem::path& path, const NDArray& image) {
-  const ImageShape s = image_shape(image, "write_png");
+namespace {
+
+// The image's pixels as interleaved bytes (r g b r g b ..., row by row), what stb writes.
+// op and file name the caller in the errors.
+std::vector<unsigned char> pixel_bytes(const NDArray& image, std::string_view op,
+                                       const std::string& file) {
+  const ImageShape s = image_shape(image, op);
   if (s.channels != 1 && s.channels != 3 && s.channels != 4) {
-    fail("write_png: the image {} has {} channels; a PNG has 1 (gray), 3 (RGB) or 4 (RGBA)",
+    fail("{}: the image {} has {} channels; a PNG has 1 (gray), 3 (RGB) or 4 (RGBA)", op,
          to_string(image.shape()), s.channels);
   }
   const NDArray values = image.to(kFloat64);
@@ -145,21 +150,43 @@ void write_png(const std::filesystem::path& path, const NDArray& image) {
     for (Index p = 0; p < plane; ++p) {
       const double x = v[c * plane + p];
       if (!std::isfinite(x)) {
-        fail(
-            "write_png: '{}': the image has a non-finite value ({}) at channel {}, row {}, "
-            "column {}",
-            path.string(), x, c, p / s.width, p % s.width);
+        fail("{}: '{}': the image has a non-finite value ({}) at channel {}, row {}, column {}", op,
+             file, x, c, p / s.width, p % s.width);
       }
       bytes[p * s.channels + c] =
           static_cast<unsigned char>(std::lround(std::clamp(x, 0.0, 1.0) * 255.0));
     }
   }
+  return bytes;
+}
+
+}  // namespace
+
+void write_png(const std::filesystem::path& path, const NDArray& image) {
+  const std::vector<unsigned char> bytes = pixel_bytes(image, "write_png", path.string());
+  const ImageShape s = image_shape(image, "write_png");
   make_parent_folders(path, "write_png");
   const int stride = static_cast<int>(s.width * s.channels);  // bytes per row
   if (stbi_write_png(path.c_str(), static_cast<int>(s.width), static_cast<int>(s.height),
                      static_cast<int>(s.channels), bytes.data(), stride) == 0) {
     fail("write_png: cannot write '{}' (is the folder writable?)", path.string());
   }
+}
+
+std::string encode_png(const NDArray& image) {
+  const std::vector<unsigned char> bytes = pixel_bytes(image, "encode_png", "in memory");
+  const ImageShape s = image_shape(image, "encode_png");
+  std::string file;
+  auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data),
+                                               static_cast<std::size_t>(size));
+  };
+  if (stbi_write_png_to_func(append, &file, static_cast<int>(s.width), static_cast<int>(s.height),
+                             static_cast<int>(s.channels), bytes.data(),
+                             static_cast<int>(s.width * s.channels)) == 0) {
+    fail("encode_png: stb could not encode the image {}", to_string(image.shape()));
+  }
+  return file;
 }
 
 NDArray resize_bilinear(const NDArray& image, Index height, Index width) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "tensor/ndarray.h"
 
@@ -32,6 +33,8 @@ NDArray read_image(const std::filesystem::path& path, ColorMode mode = ColorMode
 // whose values are multiples of 1/255 reads back exactly. NaN or infinite values are an
 // error (they mean a bug upstream, not a colour). Missing folders are created.
 void write_png(const std::filesystem::path& path, const NDArray& image);
+// The bytes of the PNG file write_png would write (for a data: URI), with the same checks.
+std::string encode_png(const NDArray& image);
 
 // Resizes an image [C, H, W] or [H, W] to height x width, each output pixel a weighted
 // average of the input pixels near it (so the output stays in the input's value range, and a
