@@ -8,8 +8,10 @@
 //   overlay.h      attention over an image (Show, Attend and Tell figures)
 //   panels.h       figures of maps over images: rows of panels, boxes, the peak marked
 //   gnuplot.h      whether gnuplot is there, and how to turn it off
+//   attention_json.h  attention maps as data for the interactive viewer (docs/viewer.md)
 #pragma once
 
+#include "nn/viz/attention_json.h"
 #include "nn/viz/bitmap_text.h"
 #include "nn/viz/colormap.h"
 #include "nn/viz/csv_log.h"
