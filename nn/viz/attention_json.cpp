@@ -238,7 +238,8 @@ std::string attention_json(const AttentionRun& run) {
   return out + "\n ]}\n";
 }
 
-void write_attention_run(const std::filesystem::path& folder, const AttentionRun& run) {
+std::filesystem::path write_attention_run(const std::filesystem::path& folder,
+                                          const AttentionRun& run) {
   const std::string json = attention_json(run);
   const std::string name = folder.filename().empty() ? folder.parent_path().filename().string()
                                                      : folder.filename().string();
@@ -260,6 +261,8 @@ void write_attention_run(const std::filesystem::path& folder, const AttentionRun
       "attendViewer.runs([\n";
   for (const std::string& r : runs) index += "  " + json_string(r) + ",\n";
   write_whole(parent / "attend_runs.js", index + "]);\n");
+  // The page as the caller named the folder: "output/11_transformer" -> "output/...html".
+  return (folder / "").parent_path().parent_path() / "attend_viewer.html";
 }
 
 std::string png_data_uri(const NDArray& image) {

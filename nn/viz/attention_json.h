@@ -85,7 +85,9 @@ std::string attention_json(const AttentionRun& run);
 
 // Writes folder/attention.json and folder/attention_data.js; then, in folder's parent,
 // attend_viewer.html and attend_runs.js (adding folder's name to the runs already listed).
-void write_attention_run(const std::filesystem::path& folder, const AttentionRun& run);
+// Returns the page's path (folder/../attend_viewer.html, without the "..").
+std::filesystem::path write_attention_run(const std::filesystem::path& folder,
+                                          const AttentionRun& run);
 
 // An image [C, H, W] (C = 1 or 3, values in [0, 1]) as a "data:image/png;base64,..." URI: the
 // picture inside the JSON, so a file dropped on the page needs nothing beside it.
