@@ -166,4 +166,26 @@ std::vector<std::string> output_labels(const Vocabulary& vocabulary, const Decod
   return labels;
 }
 
+viz::AttentionExample date_attention_example(const Vocabulary& target_vocabulary,
+                                             const data::DateExample& example,
+                                             const Decoded& decoded) {
+  viz::AttentionExample e{.name = example.input,
+                          .source = character_labels(example.input),
+                          .target = output_labels(target_vocabulary, decoded)};
+  if (target_vocabulary.decode_characters(decoded.tokens) != example.output) return e;
+  const auto& truth = example.source;  // one span per output character
+  for (std::size_t k = 0; k < truth.size(); ++k) {
+    if (truth[k].empty()) continue;  // a '-' comes from nowhere
+    if (k > 0 && truth[k - 1].begin == truth[k].begin && !e.spans.empty()) {
+      e.spans.back().target_end = static_cast<int>(k) + 1;  // the same year, month or day
+      continue;
+    }
+    e.spans.push_back({.target_begin = static_cast<int>(k),
+                       .target_end = static_cast<int>(k) + 1,
+                       .source_begin = truth[k].begin,
+                       .source_end = truth[k].end});
+  }
+  return e;
+}
+
 }  // namespace attend::seq

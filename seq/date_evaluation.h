@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "nn/viz/attention_json.h"
 #include "seq/date_task.h"
 #include "seq/decoding.h"
 
@@ -80,5 +81,13 @@ std::vector<std::string> character_labels(const std::string& text);
 // labels always match the rows of interpret::attention_matrix), then "<eos>" if the output
 // finished.
 std::vector<std::string> output_labels(const data::Vocabulary& vocabulary, const Decoded& decoded);
+
+// A decoded date as an example for the attention viewer (nn/viz/attention_json.h): the input
+// characters as source tokens, output_labels as target tokens and, if the output is the true
+// date, each run of output characters that come from one input span as a true span. The
+// caller adds the maps (rows: the target tokens; columns: the input characters).
+viz::AttentionExample date_attention_example(const data::Vocabulary& target_vocabulary,
+                                             const data::DateExample& example,
+                                             const Decoded& decoded);
 
 }  // namespace attend::seq
