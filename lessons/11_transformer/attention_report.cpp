@@ -163,6 +163,39 @@ void draw_maps(app::Transcript& t, seq::TransformerSeq2Seq& model, const seq::Da
         kMapFormat);
 }
 
+// The cross-attention of the first test date of each format, every layer and head and each
+// layer's average, as data for the interactive viewer (docs/viewer.md).
+std::string write_viewer_data(const seq::DateTask& task, const ModelScores& s,
+                              const std::vector<std::vector<std::vector<AttentionRows>>>& weights,
+                              const Options& o) {
+  viz::AttentionRun run{
+      .lesson = "11_transformer",
+      .title = "cross-attention of the decoded test dates: every layer and head",
+      .kind = "sequence",
+      .seed = o.seed,
+      .flags = fmt::format("--d-model {} --heads {} --layers {} --positions {} --epochs {}",
+                           o.d_model, o.heads, o.layers, o.positions, o.epochs)};
+  std::vector<bool> seen(data::kDateFormats, false);
+  for (std::size_t i = 0; i < task.test.size(); ++i) {
+    const data::DateExample& date = task.test[i];
+    if (seen[static_cast<std::size_t>(date.format)]) continue;
+    seen[static_cast<std::size_t>(date.format)] = true;
+    viz::AttentionExample e =
+        seq::date_attention_example(task.target_vocabulary, date, s.decoded[i]);
+    const Index length = static_cast<Index>(date.input.size());
+    for (std::size_t l = 0; l < weights.size(); ++l)
+      for (std::size_t h = 0; h < weights[l].size(); ++h) {
+        viz::AttentionMap m{
+            .layer = static_cast<int>(l),
+            .values = viz::map_rows(interpret::attention_matrix(weights[l][h][i], length))};
+        if (h + 1 < weights[l].size()) m.head = static_cast<int>(h);
+        e.maps.push_back(std::move(m));
+      }
+    run.examples.push_back(std::move(e));
+  }
+  return viz::write_attention_run(o.out, run).string();
+}
+
 }  // namespace
 
 void score_alignment(app::Transcript& t, seq::TransformerSeq2Seq& model, const seq::DateTask& task,
@@ -189,6 +222,8 @@ void score_alignment(app::Transcript& t, seq::TransformerSeq2Seq& model, const s
       s.best_head_alignment >= kAlignmentTarget ? "at least" : "below", 100 * kAlignmentTarget,
       100 * s.alignment);
   draw_maps(t, model, task, s, weights, o);
+  t.say("Every layer and head of these dates, interactively: open {} in a browser.\n",
+        write_viewer_data(task, s, weights, o));
 }
 
 }  // namespace attend::lesson11
