@@ -17,6 +17,30 @@ constexpr std::size_t kBeamOneChecks = 50;  // dates compared under beam width 1
 // Date heatmaps: the first test date of each of these formats (nn/data/dates.h numbering).
 constexpr std::array<int, 4> kHeatmapFormats = {0, 7, 10, 1};
 
+// The attention of the first test date of each format, as data for the interactive viewer
+// (docs/viewer.md). Returns the viewer page's path.
+std::string write_viewer_data(const seq::DateTask& task, const DateResults& results,
+                              const Options& o) {
+  viz::AttentionRun run{
+      .lesson = "07_bahdanau",
+      .title = "RNNsearch's attention over the input of decoded test dates",
+      .kind = "sequence",
+      .seed = o.seed,
+      .flags = fmt::format("--score {} --hidden {} --epochs {}", o.score, o.hidden, o.epochs)};
+  std::vector<bool> seen(data::kDateFormats, false);
+  for (std::size_t i = 0; i < task.test.size(); ++i) {
+    const data::DateExample& date = task.test[i];
+    if (seen[static_cast<std::size_t>(date.format)]) continue;
+    seen[static_cast<std::size_t>(date.format)] = true;
+    viz::AttentionExample e =
+        seq::date_attention_example(task.target_vocabulary, date, results.decoded[i]);
+    e.maps.push_back({.values = viz::map_rows(interpret::attention_matrix(
+                          results.decoded[i].weights, static_cast<Index>(date.input.size())))});
+    run.examples.push_back(std::move(e));
+  }
+  return viz::write_attention_run(o.out, run).string();
+}
+
 }  // namespace
 
 seq::TrainingResult train_and_report_dates(app::Transcript& t, seq::AttentionSeq2Seq& model,
@@ -112,6 +136,8 @@ double score_alignment(app::Transcript& t, const seq::DateTask& task, const Date
                         fmt::format("\"{}\" -> {}", it->input, results.predictions[i]));
     t.say("Wrote {} (\"{}\", format {}; '_' is a space).\n", png, it->input, format);
   }
+  t.say("The attention of one test date per format, interactively: open {} in a browser.\n",
+        write_viewer_data(task, results, o));
   return all.accuracy();
 }
 
