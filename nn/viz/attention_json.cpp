@@ -1,10 +1,14 @@
 #include "nn/viz/attention_json.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -254,6 +258,16 @@ std::filesystem::path write_attention_run(const std::filesystem::path& folder,
   const std::filesystem::path parent =
       std::filesystem::absolute(folder / "").parent_path().parent_path();
   write_whole(parent / "attend_viewer.html", attention_viewer_page());
+  // Two lessons run at once (the tests do) must not both read the old list and each write it
+  // back with only their own run added: the list is read and written under a lock.
+  const std::filesystem::path lock_path = parent / ".attend_runs.lock";
+  const int lock = ::open(lock_path.c_str(), O_CREAT | O_RDWR, 0644);
+  if (lock < 0 || ::flock(lock, LOCK_EX) != 0)
+    fail("write_attention_run: cannot lock '{}': {}", lock_path.string(), std::strerror(errno));
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }  // closing releases the lock
+  } unlock{lock};
   std::set<std::string> runs = listed_runs(parent / "attend_runs.js");
   runs.insert(name);
   std::string index =
