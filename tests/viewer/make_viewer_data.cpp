@@ -1,0 +1,104 @@
+// Writes the tiny runs the browser tests load (tests/viewer/CMakeLists.txt), into argv[1]:
+//
+//   good/sequence/    2 layers x 3 heads (+ each layer's average) over 5 source and 4 target
+//                     tokens; in every map output r looks at input (r + head + layer) % 5 with
+//                     weight 0.9 + 0.02 r, so layer 2 head 3's strongest is output 3 -> input 1
+//   good/image/       a 16 x 16 picture, methods "soft" and "hard", 3 steps each, a true box
+//   bad/malformed/    an attention_data.js cut off in the middle (not JavaScript any more)
+//   bad/old_schema/   a document of schema "attend-attention/0"
+//   bad/missing       listed in attend_runs.js, but its folder was never written
+#include <filesystem>
+#include <fstream>
+
+#include "attend.h"
+
+using namespace attend;
+
+namespace {
+
+viz::AttentionRun sequence_run() {
+  viz::AttentionRun run{.lesson = "viewer_test",
+                        .title = "a tiny sequence run",
+                        .kind = "sequence",
+                        .seed = 7,
+                        .flags = "--tiny"};
+  viz::AttentionExample& e = run.examples.emplace_back();
+  e.name = "abcde -> wxyz";
+  e.source = {"a", "b", "c", "d", "e"};
+  e.target = {"w", "x", "y", "z"};
+  e.spans = {{.target_begin = 2, .target_end = 3, .source_begin = 4, .source_end = 5}};
+  for (int layer = 0; layer < 2; ++layer) {
+    for (int head = 0; head <= 3; ++head) {
+      viz::AttentionMap m{.layer = layer};
+      if (head < 3) m.head = head;
+      for (int r = 0; r < 4; ++r) {
+        const double peak = 0.9 + 0.02 * r;
+        std::vector<double> row(5, (1 - peak) / 4);
+        row[static_cast<std::size_t>((r + head + layer) % 5)] = peak;
+        m.values.push_back(row);
+      }
+      e.maps.push_back(m);
+    }
+  }
+  return run;
+}
+
+viz::AttentionRun image_run() {
+  viz::AttentionRun run{.lesson = "viewer_test",
+                        .title = "a tiny image run",
+                        .kind = "image",
+                        .seed = 7,
+                        .flags = "--tiny"};
+  viz::AttentionExample& e = run.examples.emplace_back();
+  e.name = "a square";
+  std::vector<double> pixels(3 * 16 * 16, 0.2);
+  for (int y = 4; y < 12; ++y)
+    for (int x = 4; x < 12; ++x) pixels[static_cast<std::size_t>(y * 16 + x)] = 0.9;
+  e.image = viz::png_data_uri(NDArray::from_vector(std::span<const double>(pixels), {3, 16, 16}));
+  e.image_width = e.image_height = 16;
+  e.boxes = {{.x0 = 4, .y0 = 4, .x1 = 12, .y1 = 12, .label = "square"}};
+  const char* words[2][3] = {{"a", "red", "square"}, {"a", "big", "box"}};
+  for (int method = 0; method < 2; ++method)
+    for (int step = 0; step < 3; ++step) {
+      viz::AttentionMap m{
+          .step = step, .method = method ? "hard" : "soft", .token = words[method][step]};
+      m.values.assign(4, std::vector<double>(4, 0.01));
+      m.values[static_cast<std::size_t>(step)][1] = 0.9;
+      m.scores = {{"mass in box", 0.25 * step}};
+      e.maps.push_back(m);
+    }
+  return run;
+}
+
+void write(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    fmt::print(stderr, "usage: make_viewer_data FOLDER\n");
+    return 2;
+  }
+  return app::run_program([&] {
+    const std::filesystem::path dir = argv[1];
+    std::filesystem::remove_all(dir);
+    viz::write_attention_run(dir / "good/sequence", sequence_run());
+    viz::write_attention_run(dir / "good/image", image_run());
+    const viz::AttentionRun run = sequence_run();
+    viz::write_attention_run(dir / "bad/malformed", run);
+    const std::string text = "attendViewer.register(\"malformed\",\n" + viz::attention_json(run);
+    write(dir / "bad/malformed/attention_data.js", text.substr(0, text.size() / 2));
+    viz::write_attention_run(dir / "bad/old_schema", run);
+    write(dir / "bad/old_schema/attention_data.js",
+          "attendViewer.register(\"old_schema\", {\"schema\": \"attend-attention/0\"});\n");
+    viz::write_attention_run(dir / "bad/missing", run);
+    std::filesystem::remove_all(dir / "bad/missing");
+    // A page alone, without attend_runs.js.
+    std::filesystem::create_directories(dir / "alone");
+    write(dir / "alone/attend_viewer.html", std::string(viz::attention_viewer_page()));
+    fmt::print("Wrote the viewer's test runs into {}\n", dir.string());
+    return 0;
+  });
+}
