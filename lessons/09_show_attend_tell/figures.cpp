@@ -10,6 +10,8 @@ namespace attend::lesson09 {
 
 namespace {
 
+constexpr Index kViewerCaptions = 50;  // test captions written for the interactive viewer
+
 // The strip of one caption: the canvas at kStripPixels, then per word its attention map.
 void write_caption_strip(const std::string& png, const NDArray& canvas, const Caption& caption,
                          const Vocabulary& vocab) {
@@ -41,15 +43,27 @@ void write_strips(app::Transcript& t, const Options& o, CaptionDecoder& decoder,
   const std::string folder = o.out + "/strips";
   app::make_output_folder(folder);
   const Index count = std::min<Index>(o.strips, static_cast<Index>(d.splits.test.size()));
+  viz::AttentionRun run{.lesson = "09_show_attend_tell",
+                        .title = "soft attention of the beam-search captions of test canvases",
+                        .kind = "image",
+                        .seed = o.seed,
+                        .flags = fmt::format("--epochs {} --beam {}", o.epochs, o.beam)};
   for (Index i = 0; i < count; ++i) {
     Caption caption = beam_decode(decoder, rows(d.test_regions, {i}), std::max<Index>(1, o.beam));
-    write_caption_strip(fmt::format("{}/test_{:03d}.png", folder, i),
-                        d.splits.test[static_cast<std::size_t>(i)].image, caption, d.vocab);
+    const data::CanvasExample& canvas = d.splits.test[static_cast<std::size_t>(i)];
+    write_caption_strip(fmt::format("{}/test_{:03d}.png", folder, i), canvas.image, caption,
+                        d.vocab);
+    if (i >= kViewerCaptions) continue;  // the viewer's file stays a few megabytes at most
+    run.examples.push_back(canvas_attention_example(canvas, fmt::format("test canvas {}", i)));
+    add_caption_maps(run.examples.back(), caption, d.vocab, "soft");
   }
   t.say(
       "Wrote {} strips, {}/test_000.png ...: the canvas, then per generated word the\n"
       "attention map upsampled over it (with its grid of weights in the .txt beside each PNG).\n",
       count, folder);
+  if (!run.examples.empty())
+    t.say("Wrote {}/attention.json (the first {} captions); to explore it, open {}.\n", o.out,
+          run.examples.size(), viz::write_attention_run(o.out, run).string());
 }
 
 void caption_image(app::Transcript& t, const Options& o, const NDArray& picture,

@@ -59,4 +59,25 @@ void write_strips(app::Transcript& t, const Options& o, CaptionDecoder& decoder,
       count, folder);
 }
 
+void write_viewer_data(app::Transcript& t, const Options& o, CaptionDecoder& soft,
+                       CaptionDecoder& hard, const PreparedCanvases& d) {
+  viz::AttentionRun run{.lesson = "10_hard_attention",
+                        .title = "soft and hard attention of the greedy captions of test canvases",
+                        .kind = "image",
+                        .seed = o.seed,
+                        .flags = fmt::format("--epochs {} --seeds {}", o.epochs, o.seeds)};
+  const Index count = std::min<Index>(o.strips, static_cast<Index>(d.splits.test.size()));
+  for (Index i = 0; i < count; ++i) {
+    const data::CanvasExample& canvas = d.splits.test[static_cast<std::size_t>(i)];
+    run.examples.push_back(canvas_attention_example(canvas, fmt::format("test canvas {}", i)));
+    for (auto [name, decoder] : {std::pair{"soft", &soft}, std::pair{"hard", &hard}})
+      add_caption_maps(run.examples.back(), greedy_decode(*decoder, rows(d.test_regions, {i}))[0],
+                       d.vocab, name);
+  }
+  if (count > 0)
+    t.say(
+        "Wrote {}/attention.json (both models' captions of {} canvases); to explore it, open {}.\n",
+        o.out, count, viz::write_attention_run(o.out, run).string());
+}
+
 }  // namespace attend::lesson10

@@ -202,5 +202,8 @@ void plot_curves(const Options& o, const Trained& soft, const Trained& hard);
 // The hard model's greedy captions as attention strips, the region it read outlined.
 void write_strips(app::Transcript& t, const Options& o, CaptionDecoder& decoder,
                   const PreparedCanvases& d);
+// The same test canvases captioned by both models, for the interactive viewer (docs/viewer.md).
+void write_viewer_data(app::Transcript& t, const Options& o, CaptionDecoder& soft,
+                       CaptionDecoder& hard, const PreparedCanvases& d);
 
 }  // namespace attend::lesson10

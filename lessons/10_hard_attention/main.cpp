@@ -72,6 +72,7 @@ int run(const Options& o) {
 
   t.heading("5. The figures");
   write_strips(t, o, *hard.decoder, d);
+  write_viewer_data(t, o, *soft.decoder, *hard.decoder, d);
   t.say(
       "\nWhole run: {:.0f} s. Wrote {}/summary.txt, soft_seed*.csv, hard_seed*.csv,\n"
       "training.png and strips/.\n",

@@ -126,4 +126,32 @@ std::vector<std::string> words_of(const Caption& caption, const Vocabulary& voca
   return vocab.decode_words(caption.ids);
 }
 
+viz::AttentionExample canvas_attention_example(const data::CanvasExample& canvas,
+                                               std::string name) {
+  viz::AttentionExample e{.name = std::move(name),
+                          .target = canvas.words,
+                          .image = viz::png_data_uri(canvas.image),
+                          .image_width = canvas.image.size(2),
+                          .image_height = canvas.image.size(1)};
+  for (const data::CanvasObject& object : canvas.objects) {
+    const data::Box& b = object.box;
+    e.boxes.push_back({.x0 = static_cast<double>(b.x0),
+                       .y0 = static_cast<double>(b.y0),
+                       .x1 = static_cast<double>(b.x1),
+                       .y1 = static_cast<double>(b.y1)});
+  }
+  return e;
+}
+
+void add_caption_maps(viz::AttentionExample& example, const Caption& caption,
+                      const Vocabulary& vocab, const std::string& method) {
+  const std::vector<std::string> words = words_of(caption, vocab);
+  for (std::size_t i = 0; i < caption.alphas.size(); ++i)
+    example.maps.push_back(
+        {.step = static_cast<int>(i),
+         .method = method,
+         .token = i < words.size() ? words[i] : "",
+         .values = viz::map_rows(caption.alphas[i].reshape({kGridSide, kGridSide}))});
+}
+
 }  // namespace attend::captioning

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "nn/viz/attention_json.h"
 #include "seq/captioning/caption_data.h"
 #include "seq/captioning/caption_decoder.h"
 
@@ -25,5 +27,13 @@ Caption beam_decode(CaptionDecoder& decoder, const Tensor& regions, Index width,
 
 // The caption's words, as text.
 std::vector<std::string> words_of(const Caption& caption, const Vocabulary& vocab);
+
+// A canvas as an example for the attention viewer (nn/viz/attention_json.h): the picture
+// inline (a data: URI), the true caption, and each object's box as the truth.
+viz::AttentionExample canvas_attention_example(const data::CanvasExample& canvas, std::string name);
+// The caption's attention as one image map per word (step), on the kGridSide x kGridSide
+// grid of regions, under `method` (e.g. "soft", "hard"), the word as the map's token.
+void add_caption_maps(viz::AttentionExample& example, const Caption& caption,
+                      const Vocabulary& vocab, const std::string& method);
 
 }  // namespace attend::captioning
