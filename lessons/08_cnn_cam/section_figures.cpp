@@ -7,8 +7,10 @@ namespace attend::lesson08 {
 namespace {
 
 // One row of maps.png: test canvas i, then CAM, Grad-CAM 8x8 and 16x16 of each class on it.
+// Each (canvas, class) pair also becomes an example of the viewer's run: the three maps with
+// their pointing game hit (within tolerance pixels) and the share of their mass in the boxes.
 std::vector<viz::Panel> figure_row(CamClassifier& model, const CanvasData& d, Index i,
-                                   Generator& gen) {
+                                   Generator& gen, double tolerance, viz::AttentionRun& run) {
   const Index size = d.test.images.size(2);
   const NDArray image = canvas_image(d.test, i);
   const auto& objects = d.test.objects[static_cast<std::size_t>(i)];
@@ -22,12 +24,29 @@ std::vector<viz::Panel> figure_row(CamClassifier& model, const CanvasData& d, In
     const std::vector<NDArray> maps =
         explanation_maps(model, image.reshape({1, 3, size, size}), {pair.label}, gen);
     const std::vector<data::Box> boxes = boxes_of_class(objects, pair.label);
+    const std::string& noun = nouns[static_cast<std::size_t>(pair.label)];
+    viz::AttentionExample& e =
+        run.examples.emplace_back(viz::AttentionExample{.name = fmt::format("test {}: {}", i, noun),
+                                                        .target = {noun},
+                                                        .image = viz::png_data_uri(image),
+                                                        .image_width = size,
+                                                        .image_height = size});
+    for (const data::Box& b : boxes)
+      e.boxes.push_back({.x0 = static_cast<double>(b.x0),
+                         .y0 = static_cast<double>(b.y0),
+                         .x1 = static_cast<double>(b.x1),
+                         .y1 = static_cast<double>(b.y1),
+                         .label = noun});
     for (const auto& [kind, tag] : shown) {
       const NDArray& grids = maps[static_cast<std::size_t>(kind)];  // [1, h, w]
       const NDArray grid = grids.reshape({grids.size(1), grids.size(2)});
+      const NDArray upsampled = interpret::upsample_map(grid, size);
       row.push_back(
-          viz::map_panel(image, interpret::upsample_map(grid, size), boxes, kZoom,
-                         fmt::format("{} {}", tag, nouns[static_cast<std::size_t>(pair.label)])));
+          viz::map_panel(image, upsampled, boxes, kZoom, fmt::format("{} {}", tag, noun)));
+      const bool hit = interpret::pointing_hit(interpret::map_maximum(upsampled), boxes, tolerance);
+      e.maps.push_back({.method = tag,
+                        .values = viz::map_rows(grid),
+                        .scores = {{"pointing game hit", hit ? 1.0 : 0.0}}});
     }
   }
   return row;
@@ -45,7 +64,13 @@ void section_figures(app::Transcript& t, const Options& o, CamClassifier& model,
   }
   Generator gen(o.seed);
   std::vector<std::vector<viz::Panel>> rows;
-  for (Index i = 0; i < count; ++i) rows.push_back(figure_row(model, d, i, gen));
+  viz::AttentionRun run{
+      .lesson = "08_cnn_cam",
+      .title = "CAM and Grad-CAM (8x8 and 16x16) of each class on the first test canvases",
+      .kind = "image",
+      .seed = o.seed,
+      .flags = fmt::format("--figures {} --tolerance {}", o.figures, o.tolerance)};
+  for (Index i = 0; i < count; ++i) rows.push_back(figure_row(model, d, i, gen, o.tolerance, run));
   viz::write_panels(
       o.out + "/maps.png", rows,
       {.scale_note = "each map on its own scale: black its lowest value, pale yellow its highest"});
@@ -53,6 +78,8 @@ void section_figures(app::Transcript& t, const Options& o, CamClassifier& model,
         o.out, count);
   t.say("on the 8x8 grid (GC8) and on the 16x16 grid (GC16) of each class on it; the class's\n");
   t.say("boxes in cyan, the map's largest pixel marked with a white cross.\n");
+  t.say("Wrote {}/attention.json (these maps and their scores); to explore it, open {}.\n", o.out,
+        viz::write_attention_run(o.out, run).string());
 }
 
 }  // namespace attend::lesson08
