@@ -136,7 +136,7 @@ double score_alignment(app::Transcript& t, const seq::DateTask& task, const Date
                         fmt::format("\"{}\" -> {}", it->input, results.predictions[i]));
     t.say("Wrote {} (\"{}\", format {}; '_' is a space).\n", png, it->input, format);
   }
-  t.say("The attention of one test date per format, interactively: open {} in a browser.\n",
+  t.say("Wrote {}/attention.json (one test date per format); to explore it, open {}.\n", o.out,
         write_viewer_data(task, results, o));
   return all.accuracy();
 }

@@ -222,7 +222,7 @@ void score_alignment(app::Transcript& t, seq::TransformerSeq2Seq& model, const s
       s.best_head_alignment >= kAlignmentTarget ? "at least" : "below", 100 * kAlignmentTarget,
       100 * s.alignment);
   draw_maps(t, model, task, s, weights, o);
-  t.say("Every layer and head of these dates, interactively: open {} in a browser.\n",
+  t.say("Wrote {}/attention.json (one test date per format); to explore it, open {}.\n", o.out,
         write_viewer_data(task, s, weights, o));
 }
 
