@@ -110,11 +110,36 @@ std::vector<std::string> char_labels(const std::string& text) {
   return labels;
 }
 
+// The self-attention of the sentence, every layer and head, as data for the interactive
+// viewer (docs/viewer.md): queries are the rows, keys the columns, both the characters.
+std::string write_viewer_data(const std::string& sentence, const std::vector<Tensor>& weights,
+                              const std::string& out, std::uint64_t seed) {
+  viz::AttentionRun run{.lesson = "12_gpt",
+                        .title = "causal self-attention of one validation sentence",
+                        .kind = "sequence",
+                        .seed = seed,
+                        .flags = fmt::format("--layers {} --heads {}", weights.size(),
+                                             weights.empty() ? 0 : weights[0].size(1))};
+  viz::AttentionExample e{
+      .name = sentence, .source = char_labels(sentence), .target = char_labels(sentence)};
+  for (std::size_t l = 0; l < weights.size(); ++l)
+    for (Index h = 0; h < weights[l].size(1); ++h)
+      e.maps.push_back(
+          {.layer = static_cast<int>(l),
+           .head = static_cast<int>(h),
+           .label = fmt::format("layer {} head {}", l, h),
+           .values = viz::map_rows(slice(slice(weights[l], 0, 0, 1), 1, h, h + 1)
+                                       .data()
+                                       .reshape({weights[l].size(2), weights[l].size(3)}))});
+  run.examples.push_back(std::move(e));
+  return viz::write_attention_run(out, run).string();
+}
+
 }  // namespace
 
 void report_heads(app::Transcript& t, Gpt& model, const data::CharVocabulary& vocabulary,
                   const std::vector<std::int64_t>& validation, const std::string& text,
-                  const std::string& out) {
+                  const std::string& out, std::uint64_t seed) {
   NoGradGuard no_graph;
   model.eval();
   const Index T = model.config.context;
@@ -157,6 +182,8 @@ void report_heads(app::Transcript& t, Gpt& model, const data::CharVocabulary& vo
   options.heatmap.height = 520;
   t.say("\nThe maps for \"{}\":\n", sentence);
   t.say_plot_files(viz::plot_heatmap_panel(out + "/heads.png", panels, options), out + "/heads");
+  t.say("Wrote {}/attention.json (these maps); to explore it, open {}.\n", out,
+        write_viewer_data(sentence, weights, out, seed));
   model.train();
 }
 

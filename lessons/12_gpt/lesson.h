@@ -175,10 +175,11 @@ struct HeadShares {
 };
 HeadShares head_shares(const std::vector<Tensor>& weights, const std::vector<std::string>& texts);
 // The table of head_shares on validation windows, and heads.png: the maps of every layer and
-// head for the first sentence of `text` that fits the context.
+// head for the first sentence of `text` that fits the context, and the same maps as data for
+// the viewer (attention.json).
 void report_heads(app::Transcript& t, Gpt& model, const data::CharVocabulary& vocabulary,
                   const std::vector<std::int64_t>& validation, const std::string& text,
-                  const std::string& out);
+                  const std::string& out, std::uint64_t seed);
 
 // ---- induction heads (induction.cpp) ---------------------------------------------------------
 

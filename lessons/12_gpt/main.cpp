@@ -168,7 +168,7 @@ int run(const Options& o) {
       t, gpt, corpus.vocabulary, corpus.validation,
       corpus.vocabulary.decode(std::span(corpus.validation)
                                    .first(std::min<std::size_t>(corpus.validation.size(), 4000))),
-      o.out);
+      o.out, o.seed);
   if (o.induction_steps > 0) section_induction(t, o);
   t.say("\nTotal time {:.1f} s. Wrote {}/summary.txt.\n", seconds_since(start), o.out);
   t.save(o.out + "/summary.txt");
