@@ -14,15 +14,18 @@
 #                      COL, and the lines' opacities are in the order of their weights
 # Every page must also have finished loading (data-state ready or error). Exits 77 (CTest:
 # skipped) when chromium is not installed, 1 if any check failed.
+#   load_page.sh --available     exits 0 if chromium is there, else 77 (what a test checks
+#                                before it runs a lesson only to load its output)
 set -u
-page=$1 query=$2 out=$3
-shift 3
 # ATTEND_CHROMIUM: the browser to use (the skip test points it at a file that does not exist).
 browser=${ATTEND_CHROMIUM-$(command -v chromium || command -v chromium-browser || true)}
 if [ -z "$browser" ] || [ ! -x "$browser" ]; then
   echo "SKIPPED: chromium is not installed (scripts/test_viewer.sh installs it)"
   exit 77
 fi
+[ "$1" = "--available" ] && exit 0
+page=$1 query=$2 out=$3
+shift 3
 url="file://$(cd "$(dirname "$page")" && pwd)/$(basename "$page")$query"
 # --virtual-time-budget: run the page's scripts and timers, then dump (no real waiting).
 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
