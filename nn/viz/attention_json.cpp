@@ -298,11 +298,11 @@ std::vector<std::vector<double>> map_rows(const NDArray& matrix) {
   if (matrix.ndim() != 2 || !is_floating(matrix.dtype()))
     fail("map_rows: needs a float matrix [R, C], got {} {}", dtype_name(matrix.dtype()),
          matrix.shape());
-  const NDArray m = matrix.to(kFloat64);
-  const double* p = m.data<double>();
+  const std::vector<double> values = matrix.to_vector();  // any strides, any float dtype
+  const auto columns = static_cast<std::ptrdiff_t>(matrix.size(1));
   std::vector<std::vector<double>> rows;
-  for (Index r = 0; r < m.size(0); ++r)
-    rows.emplace_back(p + r * m.size(1), p + (r + 1) * m.size(1));
+  for (auto row = values.begin(); row != values.end(); row += columns)
+    rows.emplace_back(row, row + columns);
   return rows;
 }
 
