@@ -208,6 +208,41 @@ void draw_maps(app::Transcript& t, const Options& o, const DatesModel& m,
       it->input, kMapFormat);
 }
 
+// Every method's map of the first test date of each format, as data for the interactive
+// viewer (docs/viewer.md), each with its alignment and mass over all the test dates. Returns
+// the viewer page's path.
+std::string write_viewer_data(const Options& o, const DatesModel& m,
+                              const std::vector<std::pair<std::string, const MapSet*>>& methods) {
+  viz::AttentionRun run{.lesson = "13_reading_attention",
+                        .title =
+                            "which map says where a digit came from (each row scaled to "
+                            "its largest value)",
+                        .kind = "sequence",
+                        .seed = o.seed,
+                        .flags = ""};
+  std::vector<std::vector<std::pair<std::string, double>>> scores;
+  for (const auto& [name, maps] : methods) {
+    const MapScore s = score_maps(m.task.test, *maps);
+    scores.push_back({{"alignment (all test dates)", s.alignment}, {"mass", s.mass}});
+  }
+  std::vector<bool> seen(data::kDateFormats, false);
+  for (std::size_t i = 0; i < m.task.test.size(); ++i) {
+    const data::DateExample& date = m.task.test[i];
+    if (seen[static_cast<std::size_t>(date.format)]) continue;
+    seen[static_cast<std::size_t>(date.format)] = true;
+    viz::AttentionExample e =
+        seq::date_attention_example(m.task.target_vocabulary, date, m.decoded[i]);
+    for (std::size_t k = 0; k < methods.size(); ++k) {
+      viz::AttentionMap map{.method = methods[k].first,
+                            .values = viz::map_rows(display_matrix((*methods[k].second)[i])),
+                            .scores = scores[k]};
+      if (map.values.size() == e.target.size()) e.maps.push_back(std::move(map));
+    }
+    if (!e.maps.empty()) run.examples.push_back(std::move(e));
+  }
+  return viz::write_attention_run(o.out, run).string();
+}
+
 }  // namespace
 
 void section_dates_methods(app::Transcript& t, const Options& o, DatesModel& m,
@@ -258,6 +293,8 @@ void section_dates_methods(app::Transcript& t, const Options& o, DatesModel& m,
   }
   methods.resize(drawn);
   draw_maps(t, o, m, methods);
+  t.say("Wrote {}/attention.json (these maps of one date per format); to explore it, open {}.\n",
+        o.out, write_viewer_data(o, m, methods));
 }
 
 }  // namespace attend::lesson13

@@ -261,13 +261,14 @@ std::filesystem::path write_attention_run(const std::filesystem::path& folder,
   // Two lessons run at once (the tests do) must not both read the old list and each write it
   // back with only their own run added: the list is read and written under a lock.
   const std::filesystem::path lock_path = parent / ".attend_runs.lock";
-  const int lock = ::open(lock_path.c_str(), O_CREAT | O_RDWR, 0644);
-  if (lock < 0 || ::flock(lock, LOCK_EX) != 0)
-    fail("write_attention_run: cannot lock '{}': {}", lock_path.string(), std::strerror(errno));
-  struct Unlock {
+  struct Lock {
     int fd;
-    ~Unlock() { ::close(fd); }  // closing releases the lock
-  } unlock{lock};
+    ~Lock() {
+      if (fd >= 0) ::close(fd);  // closing releases the lock
+    }
+  } lock{::open(lock_path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)};
+  if (lock.fd < 0 || ::flock(lock.fd, LOCK_EX) != 0)
+    fail("write_attention_run: cannot lock '{}': {}", lock_path.string(), std::strerror(errno));
   std::set<std::string> runs = listed_runs(parent / "attend_runs.js");
   runs.insert(name);
   std::string index =
