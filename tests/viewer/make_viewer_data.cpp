@@ -3,7 +3,8 @@
 //   good/sequence/    2 layers x 3 heads (+ each layer's average) over 5 source and 4 target
 //                     tokens; in every map output r looks at input (r + head + layer) % 5 with
 //                     weight 0.9 + 0.02 r, so layer 2 head 3's strongest is output 3 -> input 1
-//   good/image/       a 16 x 16 picture, methods "soft" and "hard", 3 steps each, a true box
+//   good/image/       a 16 x 16 picture, methods "soft" and "hard", 3 steps each, a true box;
+//                     a second example names the picture by a path (square.png beside it)
 //   bad/malformed/    an attention_data.js cut off in the middle (not JavaScript any more)
 //   bad/old_schema/   a document of schema "attend-attention/0"
 //   bad/missing       listed in attend_runs.js, but its folder was never written
@@ -67,6 +68,10 @@ viz::AttentionRun image_run() {
       m.scores = {{"mass in box", 0.25 * step}};
       e.maps.push_back(m);
     }
+  // The same picture as a PNG file beside the JSON, named by a relative path.
+  viz::AttentionExample& beside = run.examples.emplace_back(e);
+  beside.name = "a square, from a file";
+  beside.image = "square.png";
   return run;
 }
 
@@ -86,6 +91,9 @@ int main(int argc, char** argv) {
     std::filesystem::remove_all(dir);
     viz::write_attention_run(dir / "good/sequence", sequence_run());
     viz::write_attention_run(dir / "good/image", image_run());
+    std::vector<double> gray(16 * 16, 0.5);
+    viz::write_png(dir / "good/image/square.png",
+                   NDArray::from_vector(std::span<const double>(gray), {1, 16, 16}));
     const viz::AttentionRun run = sequence_run();
     viz::write_attention_run(dir / "bad/malformed", run);
     const std::string text = "attendViewer.register(\"malformed\",\n" + viz::attention_json(run);
