@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The attention viewer's browser tests (docs/viewer.md): installs Debian's chromium when it is
-# missing (only here: scripts/setup.sh and scripts/test.sh do not), builds what they load and
-# runs `ctest -L viewer`. Without chromium, scripts/test.sh reports these tests as skipped.
+# missing (as scripts/test.sh does; scripts/setup.sh does not), builds what they load and runs
+# `ctest -L viewer` alone.
 #   scripts/test_viewer.sh [build dir]     (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
