@@ -3,33 +3,122 @@
 #include "vision/canvas_set.h"
 
 #include <cmath>
+#include <cstring>
+#include <span>
 
 #include "nn/data/synthetic_images.h"
+#include "tensor/allocator.h"
 #include "tensor/error.h"
 #include "tensor/shape_ops.h"
 
 namespace attend::vision {
 
-CanvasSet to_canvas_set(const std::vector<data::CanvasExample>& examples, Index classes) {
-  if (examples.empty()) fail("to_canvas_set: no canvases");
+namespace {
+
+// Training canvases made before they are copied into the set and their images dropped.
+constexpr std::size_t kTrainChunk = 128;
+
+// A set with room for `count` canvases shaped like `first`, and no canvas in it yet.
+CanvasSet empty_canvas_set(Index count, Index classes, const data::CanvasExample& first) {
   if (classes < 1) fail("to_canvas_set: needs at least one class, got {}", classes);
-  std::vector<NDArray> images;
+  std::vector<Index> sizes{count};
+  for (Index s : first.image.shape()) sizes.push_back(s);
   CanvasSet set;
-  set.labels = NDArray::zeros({static_cast<Index>(examples.size()), classes}, kFloat32);
-  float* labels = set.labels.data<float>();
-  for (std::size_t i = 0; i < examples.size(); ++i) {
-    images.push_back(examples[i].image);
-    for (const data::CanvasObject& object : examples[i].objects) {
-      if (object.label < 0 || object.label >= classes)
-        fail("to_canvas_set: canvas {} has an object of class {}, outside 0..{}", i, object.label,
-             classes - 1);
-      labels[static_cast<Index>(i) * classes + object.label] = 1;  // present, however often
-    }
-    set.objects.push_back(examples[i].objects);
-  }
-  set.images = stack(images, 0);
+  set.images = NDArray::empty(Shape(sizes), first.image.dtype());
+  set.labels = NDArray::zeros({count, classes}, kFloat32);
+  set.objects.reserve(static_cast<std::size_t>(count));
   return set;
 }
+
+// Copies one canvas into the next free row of the set: its image, its multi-hot labels
+// (a canvas with two bags and a coat has 1 at "bag" and "coat" and 0 elsewhere), its objects.
+void add_canvas(CanvasSet& set, const data::CanvasExample& example) {
+  const auto i = static_cast<Index>(set.objects.size());
+  const Index classes = set.labels.size(1);
+  const std::size_t bytes = set.images.nbytes() / static_cast<std::size_t>(set.images.size(0));
+  if (example.image.nbytes() != bytes || example.image.dtype() != set.images.dtype())
+    fail("to_canvas_set: canvas {} is {} {}, unlike the first one (the set is {} {})", i,
+         example.image.shape(), dtype_name(example.image.dtype()), set.images.shape(),
+         dtype_name(set.images.dtype()));
+  std::memcpy(static_cast<char*>(set.images.raw_data()) + static_cast<std::size_t>(i) * bytes,
+              example.image.raw_data(), bytes);
+  float* labels = set.labels.data<float>() + i * classes;
+  for (const data::CanvasObject& object : example.objects) {
+    if (object.label < 0 || object.label >= classes)
+      fail("to_canvas_set: canvas {} has an object of class {}, outside 0..{}", i, object.label,
+           classes - 1);
+    labels[object.label] = 1;  // present, however often
+  }
+  set.objects.push_back(example.objects);
+}
+
+}  // namespace
+
+CanvasSet to_canvas_set(const std::vector<data::CanvasExample>& examples, Index classes) {
+  if (examples.empty()) fail("to_canvas_set: no canvases");
+  CanvasSet set = empty_canvas_set(static_cast<Index>(examples.size()), classes, examples[0]);
+  for (const data::CanvasExample& example : examples) add_canvas(set, example);
+  return set;
+}
+
+namespace {
+
+// The split-making generators' settings: items keep the canvas module's 18-26 pixel sides on
+// a 64-pixel canvas, scaled with it.
+data::CanvasOptions canvas_options(const CanvasDataOptions& options) {
+  data::CanvasOptions canvas;
+  canvas.size = options.canvas_size;
+  canvas.min_item_size = 18 * options.canvas_size / 64;
+  canvas.max_item_size = 26 * options.canvas_size / 64;
+  return canvas;
+}
+
+// Fashion-MNIST's pictures of one split (or the generated stand-in's).
+data::LabelledImages load_items(const CanvasDataOptions& options, data::Split split) {
+  if (options.synthetic)
+    return data::synthetic_fashion_mnist(split, split == data::Split::kTrain ? 6000 : 2000,
+                                         options.seed);
+  return data::load_fashion_mnist(split, options.folder);
+}
+
+// The canvases of the three splits, into `out`, one source of pictures at a time: the
+// training canvases from the training pictures, copied into their set a chunk at a time as
+// they are made and their images dropped at once, so that they never exist twice (as
+// canvases and as the set: 2 x 200 MB for 4,000 canvases); then, with the training pictures
+// freed, the held-out canvases from the test pictures. make_canvas_splits draws the two kinds
+// from generators of their own, so making them in two calls gives the same canvases as one.
+void draw_canvases(const CanvasDataOptions& options, CanvasData& out) {
+  const data::CanvasOptions canvas = canvas_options(options);
+  {
+    data::LabelledImages items = load_items(options, data::Split::kTrain);
+    out.class_names = items.class_names;
+    const auto classes = static_cast<Index>(out.class_names.size());
+    const data::CanvasGenerator train(std::move(items), canvas);
+    auto into_train_set = [&](std::span<data::CanvasExample> chunk) {
+      if (!out.train.images.defined())
+        out.train = empty_canvas_set(options.train, classes, chunk[0]);
+      for (data::CanvasExample& example : chunk) {
+        add_canvas(out.train, example);
+        example.image = NDArray();
+      }
+    };
+    // (No held-out canvas is made here: the second generator is not used.)
+    data::make_canvas_splits(train, train, static_cast<std::size_t>(options.train), 0, 0,
+                             options.seed, into_train_set, kTrainChunk);
+  }
+  memory::empty_cache();  // the training pictures' 190 MB: back to the system, not to reuse
+  // Pictures for held-out canvases come from the test split: they show items the model has
+  // never seen. (No training canvas is made here: the first generator is not used.)
+  const data::CanvasGenerator held_out(load_items(options, data::Split::kTest), canvas);
+  const data::CanvasSplits splits =
+      data::make_canvas_splits(held_out, held_out, 0, static_cast<std::size_t>(options.validation),
+                               static_cast<std::size_t>(options.test), options.seed);
+  const auto classes = static_cast<Index>(out.class_names.size());
+  out.validation = to_canvas_set(splits.validation, classes);
+  out.test = to_canvas_set(splits.test, classes);
+}
+
+}  // namespace
 
 CanvasData make_canvas_data(const CanvasDataOptions& options) {
   if (options.train < 1 || options.validation < 1 || options.test < 1)
@@ -38,33 +127,12 @@ CanvasData make_canvas_data(const CanvasDataOptions& options) {
   if (options.canvas_size % 8 != 0 || options.canvas_size < 32)
     fail("make_canvas_data: the canvas side must be a multiple of 8 and at least 32, got {}",
          options.canvas_size);
-  // Pictures for the training canvases come from the training split, those for held-out
-  // canvases from the test split: a held-out canvas shows items the model has never seen.
-  data::LabelledImages train_items, held_out_items;
-  if (options.synthetic) {
-    train_items = data::synthetic_fashion_mnist(data::Split::kTrain, 6000, options.seed);
-    held_out_items = data::synthetic_fashion_mnist(data::Split::kTest, 2000, options.seed);
-  } else {
-    train_items = data::load_fashion_mnist(data::Split::kTrain, options.folder);
-    held_out_items = data::load_fashion_mnist(data::Split::kTest, options.folder);
-  }
-  data::CanvasOptions canvas;
-  canvas.size = options.canvas_size;
-  // Items keep the canvas module's 18-26 pixel sides on a 64-pixel canvas, scaled with it.
-  canvas.min_item_size = 18 * options.canvas_size / 64;
-  canvas.max_item_size = 26 * options.canvas_size / 64;
   CanvasData canvas_data;
-  canvas_data.class_names = train_items.class_names;
-  const data::CanvasGenerator train_canvases(train_items, canvas);
-  const data::CanvasGenerator held_out_canvases(held_out_items, canvas);
-  data::CanvasSplits splits = data::make_canvas_splits(
-      train_canvases, held_out_canvases, static_cast<std::size_t>(options.train),
-      static_cast<std::size_t>(options.validation), static_cast<std::size_t>(options.test),
-      options.seed);
-  const auto classes = static_cast<Index>(canvas_data.class_names.size());
-  canvas_data.train = to_canvas_set(splits.train, classes);
-  canvas_data.validation = to_canvas_set(splits.validation, classes);
-  canvas_data.test = to_canvas_set(splits.test, classes);
+  draw_canvases(options, canvas_data);
+  // The test pictures and the held-out canvases' own images are freed now. The allocator
+  // would keep their blocks for reuse (tensor/allocator.h), but no array of those sizes comes
+  // again: they go back to the system.
+  memory::empty_cache();
   return canvas_data;
 }
 
@@ -104,12 +172,22 @@ NDArray canvas_image(const CanvasSet& set, Index i) {
 
 PixelStatistics pixel_statistics(const NDArray& images) {
   if (images.numel() == 0) fail("pixel_statistics: no pixels");
-  const std::vector<double> values = images.to_vector();
+  // Two passes over the pixels as they are, summing in float64: the same sums, in the same
+  // order, as over a float64 copy of them, without the copy (8 bytes a pixel: 390 MB for
+  // lesson 08's 4,000 training canvases).
   double sum = 0, squares = 0;
-  for (double v : values) sum += v;
-  const double mean = sum / static_cast<double>(values.size());
-  for (double v : values) squares += (v - mean) * (v - mean);
-  const double std = std::sqrt(squares / static_cast<double>(values.size()));
+  dispatch_float(images.dtype(), "pixel_statistics", [&]<class T>() {
+    const T* pixels = images.data<T>();
+    const Index n = images.numel();
+    for (Index i = 0; i < n; ++i) sum += static_cast<double>(pixels[i]);
+    const double mean = sum / static_cast<double>(n);
+    for (Index i = 0; i < n; ++i) {
+      const double d = static_cast<double>(pixels[i]) - mean;
+      squares += d * d;
+    }
+  });
+  const auto n = static_cast<double>(images.numel());
+  const double mean = sum / n, std = std::sqrt(squares / n);
   return {mean, std > 0 ? std : 1.0};  // a constant image set: nothing to scale
 }
 

@@ -43,7 +43,8 @@ struct CanvasData {
 
 // Training canvases are drawn from Fashion-MNIST's training pictures, validation and test
 // canvases from its test pictures (items the model never saw), by make_canvas_splits. The
-// same options give the same canvases.
+// same options give the same canvases. The pictures are freed before it returns, and the
+// allocator's cached blocks with them (memory::empty_cache): what is left is the sets.
 CanvasData make_canvas_data(const CanvasDataOptions& options);
 
 // How many canvases of the set contain each class.

@@ -1,6 +1,8 @@
 // vision/canvas_set.h: the multi-hot labels, the three splits, the boxes of a class, one
 // canvas as an image, the pixel statistics.
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "attend.h"
 #include "support.h"
@@ -78,4 +80,58 @@ TEST_CASE("pixel_statistics: the mean and standard deviation of every pixel", "[
                pixel_statistics(NDArray::zeros({0, 3, 2, 2}));
              }),
              Contains("no pixels"));
+}
+
+TEST_CASE("pixel_statistics: float32 pixels give the sums of their float64 copy, to the bit",
+          "[vision]") {
+  // The statistics sum in float64 without making the copy: the same additions in the same
+  // order, so the same numbers exactly (lesson 08 prints them).
+  Generator gen(3);
+  const NDArray images = NDArray::uniform({4, 3, 5, 5}, gen, 0, 1, kFloat32);
+  const PixelStatistics direct = pixel_statistics(images);
+  const std::vector<double> copy = images.to_vector();
+  double sum = 0, squares = 0;
+  for (double v : copy) sum += v;
+  const double mean = sum / static_cast<double>(copy.size());
+  for (double v : copy) squares += (v - mean) * (v - mean);
+  CHECK(direct.mean == mean);
+  CHECK(direct.std == std::sqrt(squares / static_cast<double>(copy.size())));
+  CHECK_THAT(error_message([] {
+               pixel_statistics(NDArray::zeros({2, 3}, kInt64));
+             }),
+             Contains("pixel_statistics: needs a floating-point array"));
+}
+
+TEST_CASE("make_canvas_data: the sets hold the canvases make_canvas_splits draws", "[vision]") {
+  // make_canvas_data makes the held-out canvases first and copies the training ones into
+  // their set a chunk at a time; the canvases must be those of one make_canvas_splits call.
+  const CanvasDataOptions options{.train = 130, .validation = 3, .test = 5, .seed = 4,
+                                  .synthetic = true};
+  const CanvasData d = make_canvas_data(options);
+  data::CanvasOptions canvas;
+  canvas.size = 64;
+  canvas.min_item_size = 18;
+  canvas.max_item_size = 26;
+  const data::CanvasGenerator train(data::synthetic_fashion_mnist(data::Split::kTrain, 6000, 4),
+                                    canvas);
+  const data::CanvasGenerator held_out(
+      data::synthetic_fashion_mnist(data::Split::kTest, 2000, 4), canvas);
+  const data::CanvasSplits splits = data::make_canvas_splits(train, held_out, 130, 3, 5, 4);
+  for (const auto& [set, examples] :
+       {std::pair{&d.train, &splits.train}, std::pair{&d.validation, &splits.validation},
+        std::pair{&d.test, &splits.test}}) {
+    const CanvasSet expected = to_canvas_set(*examples, 10);
+    check_close(set->images, expected.images, 0);
+    check_close(set->labels, expected.labels, 0);
+    REQUIRE(set->objects.size() == expected.objects.size());
+    for (std::size_t i = 0; i < set->objects.size(); ++i)
+      CHECK(set->objects[i].size() == expected.objects[i].size());
+  }
+}
+
+TEST_CASE("to_canvas_set: a canvas unlike the first is an error naming both", "[vision]") {
+  CHECK_THAT(error_message([] {
+               to_canvas_set({canvas_example({}, 8), canvas_example({}, 16)}, 3);
+             }),
+             Contains("to_canvas_set: canvas 1 is [3, 16, 16] float32, unlike the first one"));
 }
