@@ -3,6 +3,9 @@
 #include <array>
 #include <bit>
 #include <cstdlib>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <mutex>
 #include <new>
 #include <vector>
@@ -19,7 +22,11 @@ constexpr bool kUseCache = true;
 // Size classes: four per power of two (1, 1.25, 1.5, 1.75 x 2^k), so at most 25% of a
 // block is wasted. Blocks under 256 bytes are rounded to the next multiple of 64.
 constexpr std::size_t kClasses = 4 * 64 + 8;
-constexpr std::size_t kMaxCachedBytes = std::size_t{1} << 30;
+// At most this much is kept. A training step's arrays fit (lesson 08's CNN at a batch of 50
+// uses about 110 MB); batches of varying shapes (sentences of different lengths) would
+// otherwise fill the cache with blocks of every size they ever had, and a lesson's resident
+// memory with it (lesson 11 grew to 610 MB with 1 GB allowed).
+constexpr std::size_t kMaxCachedBytes = std::size_t{256} << 20;
 
 std::size_t size_class(std::size_t bytes, std::size_t* rounded) {
   if (bytes <= 256) {
@@ -103,6 +110,11 @@ void empty_cache() {
     blocks.clear();
   }
   c.stats.bytes_cached = 0;
+#if defined(__GLIBC__)
+  // free() keeps the pages of small blocks in the C library's heap, where a few live blocks
+  // can pin many free pages; malloc_trim hands every free page back to the system.
+  malloc_trim(0);
+#endif
 }
 
 }  // namespace attend::memory
