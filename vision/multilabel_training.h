@@ -52,7 +52,9 @@ std::vector<EpochRecord> train_classifier(
     const TrainOptions& options, const std::function<void(const EpochRecord&)>& after_epoch = {});
 
 // The logits of every image, float32 [N, classes] (for float32 images), computed `batch`
-// images at a time without a graph. Call model.eval() first if the model has dropout.
-NDArray predict_logits(nn::UnaryModule& model, const NDArray& images, Index batch = 100);
+// images at a time without a graph. Call model.eval() first if the model has dropout. Each
+// image's logits are the same for any batch; a larger one only needs more memory (the first
+// block of lesson 08's CNN makes 1 MB of activations per canvas).
+NDArray predict_logits(nn::UnaryModule& model, const NDArray& images, Index batch = 50);
 
 }  // namespace attend::vision

@@ -125,7 +125,7 @@ std::vector<NDArray> explanation_maps(CamClassifier& model, const NDArray& image
 struct PointingOptions {
   double tolerance = 2;    // pixels (see the chapter)
   std::uint64_t seed = 0;  // the random maps
-  Index batch = 100;       // pairs per forward/backward pass
+  Index batch = 50;        // pairs per forward/backward pass (more: faster, more memory)
 };
 
 struct PointingResults {

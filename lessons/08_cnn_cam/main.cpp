@@ -144,7 +144,10 @@ int main(int argc, char** argv) {
     Generator gen(o.seed);
     CamClassifier model(EncoderShape{}, static_cast<Index>(d.class_names.size()), gen);
     section_model(t, o, model, d);
+    memory::empty_cache();  // section 2's batches of 32 canvases: training uses other sizes
     section_training(t, o, model, d);
+    d.train = {};           // the training canvases (200 MB) are not read again:
+    memory::empty_cache();  // their memory goes back to the system
     section_classification(t, model, d);
     const PointingResults p =
         play_pointing_game(model, d.test, {.tolerance = o.tolerance, .seed = o.seed});
