@@ -15,6 +15,7 @@
 #include "nn/data/fashion_mnist.h"
 #include "nn/data/synthetic_images.h"
 #include "nn/io/checkpoint.h"
+#include "tensor/allocator.h"
 
 namespace attend::captioning {
 
@@ -22,6 +23,7 @@ namespace {
 constexpr Index kHeldOutItems = 1000;       // single-item canvases that score the encoder
 constexpr Index kSingleItemCanvas = 32;     // their side
 constexpr std::uint64_t kEncoderSeed = 31;  // offset of the pre-training generator's seed
+constexpr std::size_t kTrainChunk = 256;    // training canvases made, encoded, then dropped
 
 // The items of the canvases: Fashion-MNIST's training and test pictures, or the generated
 // stand-in for them.
@@ -58,9 +60,11 @@ std::string encoder_cache_file(const CanvasPipelineOptions& o) {
                      o.encoder.max_objects, o.encoder.steps, o.encoder.batch, o.encoder.lr);
 }
 
-PreparedCanvases prepare_canvases(const CanvasPipelineOptions& options, RegionEncoder& encoder) {
-  const auto start = std::chrono::steady_clock::now();
-  PreparedCanvases p;
+namespace {
+
+// prepare_canvases but for the start clock, and the cache emptied after it.
+void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
+                  RegionEncoder& encoder) {
   auto [train_items, held_out_items] = load_items(options);
   data::CanvasOptions canvas_options;
   canvas_options.size = kCanvasSize;
@@ -93,24 +97,24 @@ PreparedCanvases prepare_canvases(const CanvasPipelineOptions& options, RegionEn
       nn::save_checkpoint(cached, encoder);
     }
   }
-  // The canvases. The training ones are encoded a chunk at a time as they are made, and
-  // their images dropped at once (the decoder reads only the frozen regions): 24,000 images
-  // at once would take 1.2 GB.
+  // The canvases. The training ones are encoded a chunk at a time as they are made, their
+  // regions written to a file (region_file.h) and their images dropped at once (the decoder
+  // reads only the frozen regions): 24,000 images at once would take 1.2 GB, their regions
+  // 405 MB.
   const Index train = options.train;
   Index encoded = 0;
   auto encode_and_drop = [&](std::span<CanvasExample> chunk) {
     NDArray regions = encode_all(encoder, chunk);
-    if (!p.train_regions.defined())
-      p.train_regions = NDArray::empty({train, regions.size(1), regions.size(2)});
-    std::copy_n(regions.data<float>(), regions.numel(),
-                p.train_regions.data<float>() + encoded * regions.size(1) * regions.size(2));
+    if (p.train_regions.size() == 0)
+      p.train_regions = RegionFile(train, regions.size(1), regions.size(2));
+    p.train_regions.write(encoded, regions);
     encoded += regions.size(0);
     for (CanvasExample& c : chunk) c.image = NDArray();
   };
   p.splits = data::make_canvas_splits(train_gen, held_out_gen, static_cast<std::size_t>(train),
                                       static_cast<std::size_t>(options.validation),
                                       static_cast<std::size_t>(options.test), options.seed,
-                                      encode_and_drop);
+                                      encode_and_drop, kTrainChunk);
   data::CanvasGenerator held_out_singles =
       pretraining_canvases(held_out_items, kSingleItemCanvas, canvas_options.classes, 1);
   Generator single_gen(options.seed + 2);
@@ -121,6 +125,18 @@ PreparedCanvases prepare_canvases(const CanvasPipelineOptions& options, RegionEn
   p.encoder_canvas_accuracy = item_accuracy(encoder, p.splits.test);
   p.validation_regions = encode_all(encoder, p.splits.validation);
   p.test_regions = encode_all(encoder, p.splits.test);
+}
+
+}  // namespace
+
+PreparedCanvases prepare_canvases(const CanvasPipelineOptions& options, RegionEncoder& encoder) {
+  const auto start = std::chrono::steady_clock::now();
+  PreparedCanvases p;
+  prepare_into(p, options, encoder);
+  // Fashion-MNIST's 70,000 pictures (220 MB) are freed now, and the pre-training's and the
+  // encoding's batches. The allocator would keep their blocks for reuse (tensor/allocator.h),
+  // but the decoder's arrays have other sizes: they go back to the system.
+  memory::empty_cache();
   p.seconds = app::seconds_since(start);
   return p;
 }

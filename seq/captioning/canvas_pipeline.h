@@ -10,6 +10,7 @@
 #include "app/flags.h"
 #include "nn/data/canvas.h"
 #include "seq/captioning/region_encoder.h"
+#include "seq/captioning/region_file.h"
 
 namespace attend::captioning {
 
@@ -38,7 +39,8 @@ struct PreparedCanvases {
   ItemAccuracy encoder_accuracy;         // on held-out single-item canvases
   ItemAccuracy encoder_canvas_accuracy;  // on the objects of the test canvases
   std::string encoder_loaded_from;       // the cached checkpoint used, or empty if pre-trained here
-  NDArray train_regions, validation_regions, test_regions;  // [N, L, D + 2] each
+  RegionFile train_regions;                   // [N, L, D + 2], in a file (region_file.h)
+  NDArray validation_regions, test_regions;  // [N, L, D + 2] each
   double seconds = 0;
 };
 // The encoder pre-trained (or loaded) and frozen; the canvases (training ones from the

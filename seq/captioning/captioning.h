@@ -18,4 +18,5 @@
 #include "seq/captioning/caption_scores.h"
 #include "seq/captioning/caption_search.h"
 #include "seq/captioning/region_encoder.h"
+#include "seq/captioning/region_file.h"
 #include "seq/captioning/train_decoder.h"

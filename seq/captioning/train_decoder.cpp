@@ -44,7 +44,7 @@ double teacher_forced_accuracy(CaptionDecoder& decoder, const NDArray& regions,
 
 }  // namespace
 
-std::vector<CaptionEpoch> train_decoder(CaptionDecoder& decoder, const NDArray& train_regions,
+std::vector<CaptionEpoch> train_decoder(CaptionDecoder& decoder, const RegionFile& train_regions,
                                         const std::vector<CanvasExample>& train,
                                         const NDArray& validation_regions,
                                         const std::vector<CanvasExample>& validation,
@@ -86,7 +86,7 @@ std::vector<CaptionEpoch> train_decoder(CaptionDecoder& decoder, const NDArray& 
       for (Index i : indices) batch.push_back(&train[static_cast<std::size_t>(i)]);
       optim::apply_schedule(adam, schedule);
       adam.zero_grad();
-      CaptionLoss loss = loss_of(rows(train_regions, indices), make_caption_batch(batch, vocab));
+      CaptionLoss loss = loss_of(train_regions.rows(indices), make_caption_batch(batch, vocab));
       optim::check_loss_is_finite("train_decoder", (epoch - 1) * steps + s + 1, loss.total.item());
       loss.total.backward();
       optim::clip_grad_norm(decoder.parameters(), options.clip);

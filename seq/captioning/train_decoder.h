@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "seq/captioning/caption_loss.h"
+#include "seq/captioning/region_file.h"
 
 namespace attend::captioning {
 
@@ -29,7 +30,7 @@ struct CaptionEpoch {
 };
 // One training step's loss on a batch: what the loop minimises. Lesson 10 passes its own.
 using StepLoss = std::function<CaptionLoss(const Tensor& regions, const CaptionBatch& batch)>;
-std::vector<CaptionEpoch> train_decoder(CaptionDecoder& decoder, const NDArray& train_regions,
+std::vector<CaptionEpoch> train_decoder(CaptionDecoder& decoder, const RegionFile& train_regions,
                                         const std::vector<CanvasExample>& train,
                                         const NDArray& validation_regions,
                                         const std::vector<CanvasExample>& validation,

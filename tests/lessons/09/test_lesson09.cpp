@@ -273,3 +273,23 @@ TEST_CASE("item_scores: each item's mean cell scores over the cells inside its b
   CHECK_THROWS_WITH(item_scores(randn({2, 15, 5}, gen), pointers(canvases)),
                     Catch::Matchers::Contains("item_scores"));
 }
+
+TEST_CASE("RegionFile: the rows read back are the bytes written, in any order") {
+  // Lesson 09's training regions live in a temporary file (region_file.h): a batch read from
+  // it must be exactly what rows() takes from the same array in memory.
+  Generator gen(5);
+  const NDArray all = NDArray::normal({7, 4, 3}, gen, 0, 1, kFloat32);
+  RegionFile file(7, 4, 3);
+  CHECK(file.shape() == Shape{7, 4, 3});
+  file.write(0, slice(all, 0, 0, 5));  // two chunks, as prepare_canvases writes them
+  file.write(5, slice(all, 0, 5, 7));
+  const std::vector<Index> batch = {6, 0, 3, 3, 5};
+  check_close(file.rows(batch).data(), rows(all, batch).data(), 0);
+  CHECK_THROWS_WITH(file.rows({7}), Catch::Contains("RegionFile::rows: canvas 7 is outside 0..6"));
+  CHECK_THROWS_WITH(file.write(6, slice(all, 0, 0, 2)),
+                    Catch::Contains("RegionFile::write: canvases 6..7 are outside 0..6"));
+  CHECK_THROWS_WITH(file.write(0, NDArray::zeros({1, 4, 2})),
+                    Catch::Contains("RegionFile::write: expected float32 [n, 4, 3], got float32 "
+                                    "[1, 4, 2]"));
+  CHECK_THROWS_WITH(RegionFile(0, 4, 3), Catch::Contains("RegionFile: needs at least one canvas"));
+}
