@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <span>
 
 #include "app/clock.h"
@@ -69,10 +70,10 @@ void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
   data::CanvasOptions canvas_options;
   canvas_options.size = kCanvasSize;
   if (!options.all_classes) canvas_options.classes = kCaptionClasses;
-  data::CanvasGenerator train_gen(train_items, canvas_options),
-      held_out_gen(held_out_items, canvas_options);
-  p.vocab = caption_vocabulary(train_gen);
-  p.nouns = train_gen.distinct_nouns();
+  std::optional<data::CanvasGenerator> train_gen(std::in_place, train_items, canvas_options);
+  data::CanvasGenerator held_out_gen(held_out_items, canvas_options);
+  p.vocab = caption_vocabulary(*train_gen);
+  p.nouns = train_gen->distinct_nouns();
   // Pre-training on canvases drawn from the training pictures (or loading the weights an
   // earlier run with the same settings saved); scored on held-out ones either way.
   const std::string cached = options.encoder_cache.empty() ? "" : encoder_cache_file(options);
@@ -111,10 +112,14 @@ void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
     encoded += regions.size(0);
     for (CanvasExample& c : chunk) c.image = NDArray();
   };
-  p.splits = data::make_canvas_splits(train_gen, held_out_gen, static_cast<std::size_t>(train),
+  p.splits = data::make_canvas_splits(*train_gen, held_out_gen, static_cast<std::size_t>(train),
                                       static_cast<std::size_t>(options.validation),
                                       static_cast<std::size_t>(options.test), options.seed,
                                       encode_and_drop, kTrainChunk);
+  // The training pictures (190 MB) are not needed any more: what follows uses held-out ones.
+  train_gen.reset();
+  train_items = data::LabelledImages();
+  memory::empty_cache();
   data::CanvasGenerator held_out_singles =
       pretraining_canvases(held_out_items, kSingleItemCanvas, canvas_options.classes, 1);
   Generator single_gen(options.seed + 2);

@@ -32,11 +32,11 @@ void RegionFile::write(Index first, const NDArray& regions) {
   if (!file_) fail("RegionFile::write: the file was never created");
   if (regions.dtype() != kFloat32 || regions.ndim() != 3 || regions.size(1) != regions_ ||
       regions.size(2) != features_)
-    fail("RegionFile::write: expected float32 [n, {}, {}], got {} {}", regions_, features_,
+    fail("RegionFile::write: expected float32 [n,{},{}], got {} {}", regions_, features_,
          dtype_name(regions.dtype()), regions.shape());
   if (first < 0 || first + regions.size(0) > count_)
-    fail("RegionFile::write: canvases {}..{} are outside 0..{}", first,
-         first + regions.size(0) - 1, count_ - 1);
+    fail("RegionFile::write: canvases {}..{} are outside 0..{}", first, first + regions.size(0) - 1,
+         count_ - 1);
   const std::size_t bytes = canvas_bytes(regions_, features_);
   seek_canvas(file_.get(), first, bytes, "write");
   const auto n = static_cast<std::size_t>(regions.size(0));

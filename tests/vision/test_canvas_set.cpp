@@ -105,8 +105,8 @@ TEST_CASE("pixel_statistics: float32 pixels give the sums of their float64 copy,
 TEST_CASE("make_canvas_data: the sets hold the canvases make_canvas_splits draws", "[vision]") {
   // make_canvas_data makes the held-out canvases first and copies the training ones into
   // their set a chunk at a time; the canvases must be those of one make_canvas_splits call.
-  const CanvasDataOptions options{.train = 130, .validation = 3, .test = 5, .seed = 4,
-                                  .synthetic = true};
+  const CanvasDataOptions options{
+      .train = 130, .validation = 3, .test = 5, .seed = 4, .synthetic = true};
   const CanvasData d = make_canvas_data(options);
   data::CanvasOptions canvas;
   canvas.size = 64;
@@ -114,8 +114,8 @@ TEST_CASE("make_canvas_data: the sets hold the canvases make_canvas_splits draws
   canvas.max_item_size = 26;
   const data::CanvasGenerator train(data::synthetic_fashion_mnist(data::Split::kTrain, 6000, 4),
                                     canvas);
-  const data::CanvasGenerator held_out(
-      data::synthetic_fashion_mnist(data::Split::kTest, 2000, 4), canvas);
+  const data::CanvasGenerator held_out(data::synthetic_fashion_mnist(data::Split::kTest, 2000, 4),
+                                       canvas);
   const data::CanvasSplits splits = data::make_canvas_splits(train, held_out, 130, 3, 5, 4);
   for (const auto& [set, examples] :
        {std::pair{&d.train, &splits.train}, std::pair{&d.validation, &splits.validation},
@@ -133,5 +133,5 @@ TEST_CASE("to_canvas_set: a canvas unlike the first is an error naming both", "[
   CHECK_THAT(error_message([] {
                to_canvas_set({canvas_example({}, 8), canvas_example({}, 16)}, 3);
              }),
-             Contains("to_canvas_set: canvas 1 is [3, 16, 16] float32, unlike the first one"));
+             Contains("to_canvas_set: canvas 1 is [3,16,16] float32, unlike the first one"));
 }

@@ -288,8 +288,8 @@ TEST_CASE("RegionFile: the rows read back are the bytes written, in any order") 
   CHECK_THROWS_WITH(file.rows({7}), Catch::Contains("RegionFile::rows: canvas 7 is outside 0..6"));
   CHECK_THROWS_WITH(file.write(6, slice(all, 0, 0, 2)),
                     Catch::Contains("RegionFile::write: canvases 6..7 are outside 0..6"));
-  CHECK_THROWS_WITH(file.write(0, NDArray::zeros({1, 4, 2})),
-                    Catch::Contains("RegionFile::write: expected float32 [n, 4, 3], got float32 "
-                                    "[1, 4, 2]"));
+  CHECK_THROWS_WITH(
+      file.write(0, NDArray::zeros({1, 4, 2})),
+      Catch::Contains("RegionFile::write: expected float32 [n,4,3], got float32 [1,4,2]"));
   CHECK_THROWS_WITH(RegionFile(0, 4, 3), Catch::Contains("RegionFile: needs at least one canvas"));
 }
