@@ -42,10 +42,21 @@ struct Tally {
   double variation = 0;
 };
 
-// Adds one canvas: w = its [T, L] attention maps, row t at word t.
-void tally_canvas(Tally& tally, const data::CanvasExample& canvas, const double* w, Index grid,
-                  double cell) {
-  const Index regions = grid * grid;
+// Adds one canvas: w = its [T, L] attention maps, row t at word t; the first centres.size()
+// regions have those centres, any others are padding (never inside a box).
+void tally_canvas(Tally& tally, const data::CanvasExample& canvas, const double* w, Index regions,
+                  std::span<const RegionCentre> centres) {
+  const auto in_box = [&](const data::Box& box, Index region) {
+    if (region >= static_cast<Index>(centres.size())) return false;
+    const RegionCentre& c = centres[static_cast<std::size_t>(region)];
+    return box.contains(c[0], c[1]);
+  };
+  const auto mass = [&](const double* a, const data::Box& box) {
+    double inside = 0;
+    for (Index i = 0; i < regions; ++i)
+      if (in_box(box, i)) inside += a[i];
+    return inside;
+  };
   std::vector<Index> noun_argmax;         // per object: the argmax at its noun
   std::vector<const double*> noun_alpha;  // and the map there
   for (std::size_t t = 0; t < canvas.words.size(); ++t) {
@@ -57,14 +68,14 @@ void tally_canvas(Tally& tally, const data::CanvasExample& canvas, const double*
       if (object_next) {
         const auto next = static_cast<std::size_t>(canvas.word_object[t + 1]);
         ++tally.befores;
-        tally.before_hits += region_in_box(canvas.objects[next].box, best, grid, cell);
+        tally.before_hits += in_box(canvas.objects[next].box, best);
       }
       continue;
     }
     const data::Box& box = canvas.objects[static_cast<std::size_t>(object)].box;
-    const bool hit = region_in_box(box, best, grid, cell);
+    const bool hit = in_box(box, best);
     tally.hits += hit;
-    tally.mass += mass_in_box({a, static_cast<std::size_t>(regions)}, box, grid, cell);
+    tally.mass += mass(a, box);
     ++tally.object_words;
     // The noun is the last word naming its object (after the colour).
     const bool is_noun = t + 1 == canvas.words.size() || canvas.word_object[t + 1] != object;
@@ -88,24 +99,8 @@ double share(double part, Index whole) {
   return part / static_cast<double>(whole);
 }
 
-}  // namespace
-
-Localisation localisation(const std::vector<data::CanvasExample>& canvases,
-                          const std::vector<NDArray>& alphas, Index grid, Index canvas_size) {
-  if (canvases.size() != alphas.size())
-    fail("localisation: {} canvases but {} attention maps", canvases.size(), alphas.size());
-  if (grid < 1 || canvas_size < 1)
-    fail("localisation: the grid ({}) and the canvas ({}) must be at least 1", grid, canvas_size);
-  const double cell = static_cast<double>(canvas_size) / static_cast<double>(grid);
-  Tally tally;
-  for (std::size_t n = 0; n < canvases.size(); ++n) {
-    const NDArray weights = alphas[n].to(kFloat64);  // [T, L]
-    if (weights.ndim() != 2 || weights.size(0) < static_cast<Index>(canvases[n].words.size()) ||
-        weights.size(1) != grid * grid)
-      fail("localisation: canvas {} has {} words but attention {}", n, canvases[n].words.size(),
-           weights.shape());
-    tally_canvas(tally, canvases[n], weights.data<double>(), grid, cell);
-  }
+// The rates of a tally.
+Localisation rates(const Tally& tally) {
   Localisation out;
   out.object_words = tally.object_words;
   out.multi_object_canvases = tally.multi_object;
@@ -125,6 +120,56 @@ Localisation localisation(const std::vector<data::CanvasExample>& canvases,
     out.total_variation = share(tally.variation, tally.multi_object);
   }
   return out;
+}
+
+// Canvas n's maps as float64 [T, L], checked against its words (and L against `regions`,
+// unless 0).
+NDArray checked_maps(const std::vector<data::CanvasExample>& canvases,
+                     const std::vector<NDArray>& alphas, std::size_t n, Index regions) {
+  const NDArray weights = alphas[n].to(kFloat64);  // [T, L]
+  if (weights.ndim() != 2 || weights.size(0) < static_cast<Index>(canvases[n].words.size()) ||
+      (regions > 0 && weights.size(1) != regions))
+    fail("localisation: canvas {} has {} words but attention {}", n, canvases[n].words.size(),
+         weights.shape());
+  return weights;
+}
+
+}  // namespace
+
+Localisation localisation(const std::vector<data::CanvasExample>& canvases,
+                          const std::vector<NDArray>& alphas, Index grid, Index canvas_size) {
+  if (canvases.size() != alphas.size())
+    fail("localisation: {} canvases but {} attention maps", canvases.size(), alphas.size());
+  if (grid < 1 || canvas_size < 1)
+    fail("localisation: the grid ({}) and the canvas ({}) must be at least 1", grid, canvas_size);
+  const double cell = static_cast<double>(canvas_size) / static_cast<double>(grid);
+  std::vector<RegionCentre> centres;  // row-major, as region_in_box places them
+  for (Index i = 0; i < grid * grid; ++i)
+    centres.push_back({(static_cast<double>(i % grid) + 0.5) * cell,
+                       (static_cast<double>(i / grid) + 0.5) * cell});
+  Tally tally;
+  for (std::size_t n = 0; n < canvases.size(); ++n) {
+    const NDArray weights = checked_maps(canvases, alphas, n, grid * grid);
+    tally_canvas(tally, canvases[n], weights.data<double>(), grid * grid, centres);
+  }
+  return rates(tally);
+}
+
+Localisation localisation(const std::vector<data::CanvasExample>& canvases,
+                          const std::vector<NDArray>& alphas,
+                          const std::vector<std::vector<RegionCentre>>& centres) {
+  if (canvases.size() != alphas.size() || canvases.size() != centres.size())
+    fail("localisation: {} canvases, {} attention maps and {} lists of region centres",
+         canvases.size(), alphas.size(), centres.size());
+  Tally tally;
+  for (std::size_t n = 0; n < canvases.size(); ++n) {
+    const NDArray weights = checked_maps(canvases, alphas, n, 0);
+    if (weights.size(1) < static_cast<Index>(centres[n].size()))
+      fail("localisation: canvas {} has {} regions but attention {}", n, centres[n].size(),
+           weights.shape());
+    tally_canvas(tally, canvases[n], weights.data<double>(), weights.size(1), centres[n]);
+  }
+  return rates(tally);
 }
 
 }  // namespace attend::interpret

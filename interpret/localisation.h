@@ -11,6 +11,7 @@
 //   where.noun_hit_rate   // share of nouns whose most attended region is in the object's box
 #pragma once
 
+#include <array>
 #include <span>
 #include <vector>
 
@@ -53,5 +54,13 @@ struct Localisation {
 // side over a canvas of canvas_size pixels.
 Localisation localisation(const std::vector<data::CanvasExample>& canvases,
                           const std::vector<NDArray>& alphas, Index grid, Index canvas_size);
+
+// The same for maps over regions of any shape (object proposals): region i of canvas n "lies
+// inside" a box when centres[n][i] (x, y in pixels) does. alphas[n] may have more columns than
+// canvas n has centres: the extra ones are padding, never inside a box (their weight is 0).
+using RegionCentre = std::array<double, 2>;
+Localisation localisation(const std::vector<data::CanvasExample>& canvases,
+                          const std::vector<NDArray>& alphas,
+                          const std::vector<std::vector<RegionCentre>>& centres);
 
 }  // namespace attend::interpret
