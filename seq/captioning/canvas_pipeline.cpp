@@ -50,6 +50,17 @@ std::pair<data::LabelledImages, data::LabelledImages> load_items(
   return {std::move(train_items), std::move(held_out_items)};
 }
 
+// Appends a chunk's object regions to those of the `total` training canvases.
+void append_objects(ObjectRegions& all, const ObjectRegions& chunk, Index total) {
+  const Index done = static_cast<Index>(all.boxes.size());
+  if (!all.regions.defined())
+    all.regions = NDArray::empty({total, chunk.regions.size(1), chunk.regions.size(2)});
+  std::copy_n(chunk.regions.data<float>(), chunk.regions.numel(),
+              all.regions.data<float>() + done * chunk.regions.size(1) * chunk.regions.size(2));
+  all.boxes.insert(all.boxes.end(), chunk.boxes.begin(), chunk.boxes.end());
+  all.real_regions += chunk.real_regions;
+}
+
 }  // namespace
 
 std::string encoder_cache_file(const CanvasPipelineOptions& o) {
@@ -109,6 +120,8 @@ void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
     if (p.train_regions.size() == 0)
       p.train_regions = RegionFile(train, regions.size(1), regions.size(2));
     p.train_regions.write(encoded, regions);
+    if (options.object_regions)
+      append_objects(p.train_objects, object_regions(regions, chunk, options.proposals), train);
     encoded += regions.size(0);
     for (CanvasExample& c : chunk) c.image = NDArray();
   };
@@ -130,6 +143,11 @@ void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
   p.encoder_canvas_accuracy = item_accuracy(encoder, p.splits.test);
   p.validation_regions = encode_all(encoder, p.splits.validation);
   p.test_regions = encode_all(encoder, p.splits.test);
+  if (options.object_regions) {
+    p.validation_objects =
+        object_regions(p.validation_regions, p.splits.validation, options.proposals);
+    p.test_objects = object_regions(p.test_regions, p.splits.test, options.proposals);
+  }
 }
 
 }  // namespace

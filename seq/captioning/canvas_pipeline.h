@@ -9,6 +9,7 @@
 
 #include "app/flags.h"
 #include "nn/data/canvas.h"
+#include "seq/captioning/object_regions.h"
 #include "seq/captioning/region_encoder.h"
 #include "seq/captioning/region_file.h"
 
@@ -30,6 +31,10 @@ struct CanvasPipelineOptions {
   // steps, learning rate): a later run with the same settings (lesson 10 after lesson 09,
   // as the paper reuses one VGG) loads it instead of pre-training again. Empty: no cache.
   std::string encoder_cache;
+  // Also the object regions of every canvas (object_regions.h), from its image and grid
+  // regions before the training images are dropped (lesson 14: objects against the grid).
+  bool object_regions = false;
+  ProposalOptions proposals;
 };
 struct PreparedCanvases {
   data::CanvasSplits splits;  // the training canvases keep their captions, not their images
@@ -41,6 +46,8 @@ struct PreparedCanvases {
   std::string encoder_loaded_from;       // the cached checkpoint used, or empty if pre-trained here
   RegionFile train_regions;                   // [N, L, D + 2], in a file (region_file.h)
   NDArray validation_regions, test_regions;  // [N, L, D + 2] each
+  // With options.object_regions: [N, max_regions, D + 4] each, zero-padded.
+  ObjectRegions train_objects, validation_objects, test_objects;
   double seconds = 0;
 };
 // The encoder pre-trained (or loaded) and frozen; the canvases (training ones from the

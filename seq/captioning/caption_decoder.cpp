@@ -19,6 +19,7 @@
 #include <cmath>
 
 #include "autograd/ops.h"
+#include "seq/captioning/object_regions.h"
 
 namespace attend::captioning {
 
@@ -48,7 +49,12 @@ CaptionDecoder::CaptionDecoder(const CaptionDecoderSizes& s, Generator& gen)
 
 // The paper's f_init: two MLPs of the mean annotation (section 3.1.2).
 nn::LSTMState CaptionDecoder::initial_state(const Tensor& regions) {
-  Tensor mean_region = mean(regions, 1);  // (1/L) sum_i a_i, [B, D]
+  // (1/L) sum_i a_i, [B, D]; over the real regions only when some are padding.
+  Tensor mean_region = mean(regions, 1);
+  if (padded_regions) {
+    Tensor keep = region_mask(regions);  // [B, L]
+    mean_region = sum(regions * unsqueeze(keep, 2), 1) / sum(keep, 1, true);
+  }
   if (!init_from_image) mean_region = zeros_like(mean_region);
   return {tanh(init_h(mean_region)), tanh(init_c(mean_region))};
 }
@@ -57,7 +63,9 @@ Tensor CaptionDecoder::attention_scores(const Tensor& projected, const Tensor& h
   return squeeze(attention.score(unsqueeze(h, 1), projected), 1);  // eq 4: [B, L]
 }
 
-Tensor CaptionDecoder::attention_weights(const Tensor& projected, const Tensor& h) {
+Tensor CaptionDecoder::attention_weights(const Tensor& projected, const Tensor& h,
+                                         const Tensor& mask) {
+  if (mask.defined()) return nn::masked_softmax(attention_scores(projected, h), mask);
   return softmax(attention_scores(projected, h), -1);  // eq 5
 }
 
@@ -95,8 +103,9 @@ DecoderStep CaptionDecoder::advance(const Tensor& previous_words, const Tensor& 
 
 DecoderStep CaptionDecoder::step(const Tensor& regions, const Tensor& projected,
                                  const Tensor& previous_words, const nn::LSTMState& state) {
-  Tensor alpha = attention_weights(projected, state.h);  // [B, L]
-  Tensor beta = gate(state.h);                           // [B, 1]
+  const Tensor mask = padded_regions ? region_mask(regions) : Tensor();
+  Tensor alpha = attention_weights(projected, state.h, mask);  // [B, L]
+  Tensor beta = gate(state.h);                                 // [B, 1]
   Tensor weights = context == Context::kSoft ? alpha : most_attended(alpha);
   Tensor z = beta * squeeze(matmul(unsqueeze(weights, 1), regions), 1);  // eq 6 with the gate
   DecoderStep out = advance(previous_words, z, state);

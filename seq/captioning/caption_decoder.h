@@ -54,8 +54,9 @@ class CaptionDecoder : public nn::Module {
   Tensor project_regions(const Tensor& regions) { return attention.project_keys(regions); }
   // eq 4: the scores e_ti [B, L] from the projected regions and h_{t-1}.
   Tensor attention_scores(const Tensor& projected, const Tensor& h);
-  // eq 5: alpha = softmax(e) [B, L].
-  Tensor attention_weights(const Tensor& projected, const Tensor& h);
+  // eq 5: alpha = softmax(e) [B, L]; with a keep mask [B, L] (padded_regions), the softmax
+  // over the real regions only: a padded one gets exactly 0.
+  Tensor attention_weights(const Tensor& projected, const Tensor& h, const Tensor& mask = {});
   // beta_t = sigmoid(f_beta(h_{t-1})) [B, 1], or 1 when the gate is off.
   Tensor gate(const Tensor& h);
   // Given the context z_t [B, D]: the LSTM step (eqs 1-3) and the deep output (eq 7).
@@ -78,6 +79,10 @@ class CaptionDecoder : public nn::Module {
   // --no-init: f_init reads zeros instead of the mean region, so that everything the decoder
   // learns about the image comes through attention.
   bool init_from_image = true;
+  // Object regions (object_regions.h) come padded with all-zero vectors to the same count:
+  // with this on, a region that is all zeros is padding, left out of f_init's mean and given
+  // exactly 0 attention (masked softmax). Off (lessons 09, 10): every region is real.
+  bool padded_regions = false;
   Context context = Context::kSoft;
   nn::Embedding embed;  // E
   nn::Linear init_h, init_c;

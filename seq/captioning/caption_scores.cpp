@@ -43,7 +43,8 @@ std::vector<NDArray> reference_attention(CaptionDecoder& decoder, const NDArray&
 
 CaptionScores evaluate(CaptionDecoder& decoder, const NDArray& regions,
                        const std::vector<CanvasExample>& canvases, const Vocabulary& vocab,
-                       Index beam_width) {
+                       Index beam_width,
+                       const std::vector<std::vector<interpret::RegionCentre>>& centres) {
   std::vector<std::vector<std::string>> generated, references;
   constexpr Index kChunk = 64;
   for (Index start = 0; start < static_cast<Index>(canvases.size()); start += kChunk) {
@@ -81,12 +82,16 @@ CaptionScores evaluate(CaptionDecoder& decoder, const NDArray& regions,
   scores.exact_match = static_cast<double>(exact) / static_cast<double>(canvases.size());
   scores.word_accuracy = static_cast<double>(right_words) / static_cast<double>(reference_words);
   scores.bleu4 = seq::corpus_bleu(generated, references).score;  // seq/bleu.h
+  std::vector<NDArray> maps = reference_attention(decoder, regions, canvases, vocab);
+  if (!centres.empty()) {
+    scores.where = interpret::localisation(canvases, maps, centres);
+    return scores;
+  }
   const Index grid =
       static_cast<Index>(std::lround(std::sqrt(static_cast<double>(regions.size(1)))));
   const NDArray& image = canvases.at(0).image;
   scores.where =
-      interpret::localisation(canvases, reference_attention(decoder, regions, canvases, vocab),
-                              grid, image.defined() ? image.size(-1) : kCanvasSize);
+      interpret::localisation(canvases, maps, grid, image.defined() ? image.size(-1) : kCanvasSize);
   return scores;
 }
 

@@ -29,8 +29,11 @@ struct CaptionScores {
   std::map<std::string, Index> missed_words;
 };
 // Greedy (beam_width 1) or beam decoding of every canvas, scored against its reference.
+// The regions are a square grid's, unless `centres` lists where each canvas's regions are
+// (object regions: region_centres in object_regions.h).
 CaptionScores evaluate(CaptionDecoder& decoder, const NDArray& regions,
                        const std::vector<CanvasExample>& canvases, const Vocabulary& vocab,
-                       Index beam_width);
+                       Index beam_width,
+                       const std::vector<std::vector<interpret::RegionCentre>>& centres = {});
 
 }  // namespace attend::captioning

@@ -8,6 +8,7 @@
 //   caption_loss.h      -log p(y|a) + lambda * the doubly stochastic penalty
 //   caption_search.h    greedy and beam decoding
 //   caption_scores.h    exact match, BLEU-4, localisation of the attention
+//   object_regions.h    regions over objects instead of a grid: proposals, pooling, padding
 //   train_decoder.h     the training loop
 #pragma once
 
@@ -17,6 +18,7 @@
 #include "seq/captioning/caption_loss.h"
 #include "seq/captioning/caption_scores.h"
 #include "seq/captioning/caption_search.h"
+#include "seq/captioning/object_regions.h"
 #include "seq/captioning/region_encoder.h"
 #include "seq/captioning/region_file.h"
 #include "seq/captioning/train_decoder.h"
