@@ -26,7 +26,7 @@ double mass_in_box(std::span<const double> weights, const data::Box& box, Index 
                    double cell_pixels) {
   if (static_cast<Index>(weights.size()) != grid * grid)
     fail("mass_in_box: {} weights for a {}x{} grid", weights.size(), grid, grid);
-  double mass = 0;
+  double mass = 0, noun_mass = 0;
   for (Index i = 0; i < grid * grid; ++i)
     if (region_in_box(box, i, grid, cell_pixels)) mass += weights[static_cast<std::size_t>(i)];
   return mass;
@@ -37,7 +37,7 @@ namespace {
 // The counts summed over the canvases, turned into rates at the end.
 struct Tally {
   Index object_words = 0, hits = 0, nouns = 0, noun_hits = 0, befores = 0, before_hits = 0;
-  double mass = 0;
+  double mass = 0, noun_mass = 0;
   Index multi_object = 0, changed = 0;
   double variation = 0;
 };
@@ -75,13 +75,15 @@ void tally_canvas(Tally& tally, const data::CanvasExample& canvas, const double*
     const data::Box& box = canvas.objects[static_cast<std::size_t>(object)].box;
     const bool hit = in_box(box, best);
     tally.hits += hit;
-    tally.mass += mass(a, box);
+    const double inside = mass(a, box);
+    tally.mass += inside;
     ++tally.object_words;
     // The noun is the last word naming its object (after the colour).
     const bool is_noun = t + 1 == canvas.words.size() || canvas.word_object[t + 1] != object;
     if (is_noun) {
       ++tally.nouns;
       tally.noun_hits += hit;
+      tally.noun_mass += inside;
       noun_argmax.push_back(best);
       noun_alpha.push_back(a);
     }
@@ -109,8 +111,10 @@ Localisation rates(const Tally& tally) {
     out.mass_in_box = share(tally.mass, tally.object_words);
     if (tally.befores > 0)
       out.before_hit_rate = share(static_cast<double>(tally.before_hits), tally.befores);
-    if (tally.nouns > 0)
+    if (tally.nouns > 0) {
       out.noun_hit_rate = share(static_cast<double>(tally.noun_hits), tally.nouns);
+      out.noun_mass_in_box = share(tally.noun_mass, tally.nouns);
+    }
     if (tally.object_words > tally.nouns)
       out.colour_hit_rate = share(static_cast<double>(tally.hits - tally.noun_hits),
                                   tally.object_words - tally.nouns);

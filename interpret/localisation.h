@@ -38,6 +38,7 @@ struct Localisation {
   double hit_rate = 0;     // share of object words whose most attended region is in the box
   double mass_in_box = 0;  // mean of sum of alpha over the regions inside the box
   double noun_hit_rate = 0, colour_hit_rate = 0;  // hit_rate over the nouns / colour words
+  double noun_mass_in_box = 0;                    // mass_in_box over the nouns
   // The same at the word just before an object's first word ("a"), with that object's box:
   // does the model read the object one word early?
   double before_hit_rate = 0;

@@ -49,12 +49,10 @@ CaptionDecoder::CaptionDecoder(const CaptionDecoderSizes& s, Generator& gen)
 
 // The paper's f_init: two MLPs of the mean annotation (section 3.1.2).
 nn::LSTMState CaptionDecoder::initial_state(const Tensor& regions) {
-  // (1/L) sum_i a_i, [B, D]; over the real regions only when some are padding.
+  // (1/L) sum_i a_i, [B, D]. With padded regions, L counts the padding (zero vectors) too:
+  // the sum of the real regions over a fixed L, which says how many there are (see
+  // padded_regions in caption_decoder.h).
   Tensor mean_region = mean(regions, 1);
-  if (padded_regions) {
-    Tensor keep = region_mask(regions);  // [B, L]
-    mean_region = sum(regions * unsqueeze(keep, 2), 1) / sum(keep, 1, true);
-  }
   if (!init_from_image) mean_region = zeros_like(mean_region);
   return {tanh(init_h(mean_region)), tanh(init_c(mean_region))};
 }
