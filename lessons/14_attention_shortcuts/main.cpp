@@ -3,11 +3,13 @@
 //   ./build/bin/14_attention_shortcuts               # Fashion-MNIST canvases, seed 0
 //   ./build/bin/14_attention_shortcuts --seed 1      # the check with a second seed
 //   ./build/bin/14_attention_shortcuts --synthetic   # the generated stand-in, no data files
+//   ./build/bin/14_attention_shortcuts --part regions  # section 7 alone
 //   ./build/bin/14_attention_shortcuts --help        # the flags
 //
 // The sections follow the chapter: canvases where a band comes with trousers; a classifier
 // trained as usual learns the band; GAIN, GAIN with a few boxes, and adversarial erasing try to
-// move its attention to the item; one table, and the maps on conflicting canvases.
+// move its attention to the item; one table, and the maps on conflicting canvases. Then
+// (section 7, section_regions.cpp) lesson 09's captioner attends over a grid or over objects.
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -125,6 +127,25 @@ void section_figures(Transcript& t, const Options& o, const ShortcutData& d,
   t.say("Wrote overlays.png: conflicting canvases, each model's map of the cue class.\n");
 }
 
+// Sections 1-6: the shortcut, the three fixes, the table and overlays.png.
+void run_shortcuts(Transcript& t, const Options& o) {
+  ShortcutData d = section_data(t, o);
+  release_cached_memory();
+  GuidedOptions options = training_options(o);
+  t.heading("2. The baseline: trained as usual (L_cl)");
+  const Trained baseline = section_model(t, o, d, "baseline", options);
+  t.heading("3. GAIN: attention mining (L_cl + alpha L_am)");
+  options.mining_weight = o.alpha;
+  const Trained gain = section_model(t, o, d, "GAIN", options);
+  t.heading("4. GAIN_ext: attention mining and a few boxes (+ w L_e)");
+  options.extra_weight = o.extra_weight;
+  const Trained gain_ext = section_model(t, o, d, "GAIN_ext", options);
+  const Trained erasing = section_erasing(t, o, d, baseline);
+  const std::vector<const Trained*> rows = {&baseline, &gain, &gain_ext, &erasing};
+  section_table(t, o, rows);
+  section_figures(t, o, d, rows);
+}
+
 }  // namespace lesson14_main
 
 int main(int argc, char** argv) {
@@ -132,27 +153,18 @@ int main(int argc, char** argv) {
   o.parse(argc, argv, "14_attention_shortcuts",
           "Lesson 14: a classifier learns a shortcut (a band that comes with one class) and "
           "looks at it; GAIN, GAIN with a few boxes and adversarial erasing try to move its "
-          "attention to the item (docs/14_attention_shortcuts.md).");
+          "attention to the item; and lesson 09's captioner attends over a grid or over objects "
+          "(docs/14_attention_shortcuts.md).");
   return app::run_program([&] {
     const auto start = std::chrono::steady_clock::now();
     app::make_output_folder(o.out);
     Transcript t;
     t.say("Lesson 14: when attention is wrong (seed {}, outputs in {})\n", o.seed, o.out);
-    ShortcutData d = section_data(t, o);
-    release_cached_memory();
-    GuidedOptions options = training_options(o);
-    t.heading("2. The baseline: trained as usual (L_cl)");
-    const Trained baseline = section_model(t, o, d, "baseline", options);
-    t.heading("3. GAIN: attention mining (L_cl + alpha L_am)");
-    options.mining_weight = o.alpha;
-    const Trained gain = section_model(t, o, d, "GAIN", options);
-    t.heading("4. GAIN_ext: attention mining and a few boxes (+ w L_e)");
-    options.extra_weight = o.extra_weight;
-    const Trained gain_ext = section_model(t, o, d, "GAIN_ext", options);
-    const Trained erasing = section_erasing(t, o, d, baseline);
-    const std::vector<const Trained*> rows = {&baseline, &gain, &gain_ext, &erasing};
-    lesson14_main::section_table(t, o, rows);
-    lesson14_main::section_figures(t, o, d, rows);
+    if (o.part != "regions") lesson14_main::run_shortcuts(t, o);
+    if (o.part != "shortcuts") {
+      release_cached_memory();
+      section_regions(t, o);
+    }
     t.say("\nDone in {:.0f} s. Wrote {}/summary.txt.\n", app::seconds_since(start), o.out);
     t.save(o.out + "/summary.txt");
     return 0;

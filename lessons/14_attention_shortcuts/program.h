@@ -1,5 +1,6 @@
 // Lesson 14's program: its flags, and the sections main.cpp runs that have files of their own
-// (section_models.cpp: training and scoring each model; section_erasing.cpp).
+// (section_models.cpp: training and scoring each model; section_erasing.cpp; section_regions.cpp:
+// the grid against object regions).
 #pragma once
 
 #include <memory>
@@ -59,13 +60,37 @@ struct Options : app::Flags {
   int figures =
       flag(figures, "figures", 3, "conflicting test canvases of each kind drawn in overlays.png",
            app::at_least(0));
+  std::string part = flag(part, "part", "all",
+                          "what to run: the shortcut and its fixes (sections 1-6), the grid "
+                          "against object regions (section 7), or all",
+                          app::one_of({"shortcuts", "regions", "all"}));
+  Index region_train =
+      flag(region_train, "region-train", 4000, "section 7: training canvases of the captioners",
+           app::at_least<Index>(1));
+  Index region_validation = flag(region_validation, "region-validation", 100,
+                                 "section 7: validation canvases", app::at_least<Index>(1));
+  Index region_test =
+      flag(region_test, "region-test", 500, "section 7: test canvases", app::at_least<Index>(1));
+  int region_epochs = flag(region_epochs, "region-epochs", 6,
+                           "section 7: epochs of each captioner's training", app::at_least(1));
+  Index region_batch = flag(region_batch, "region-batch", 16,
+                            "section 7: captions per training step", app::at_least<Index>(1));
+  Index region_encoder_steps =
+      flag(region_encoder_steps, "region-encoder-steps", 1500,
+           "section 7: pre-training steps of the encoder when lesson 09's is not cached",
+           app::at_least<Index>(1));
+  std::string encoder_cache =
+      flag(encoder_cache, "encoder-cache", "output/encoders",
+           "section 7: the folder where lesson 09 caches its encoder (\"\": pre-train here)");
   bool synthetic =
       flag(synthetic, "synthetic", false, "use generated pictures instead of Fashion-MNIST");
   bool progress = flag(progress, "progress", true, "show the training progress line on stderr");
   std::string data =
-      flag(data, "data", data::kFashionMnistFolder, "folder with the Fashion-MNIST files");
+      flag(data, "data", data::kFashionMnistFolder,
+           "folder with the Fashion-MNIST files (sections 1-6; section 7 reads the default one)");
   std::string out = flag(out, "out", "output/14_attention_shortcuts",
-                         "folder for summary.txt, results.csv and overlays.png");
+                         "folder for summary.txt, results.csv, overlays.png, regions.csv and "
+                         "regions.png");
 };
 
 // Figures magnify the 64-pixel canvases this many times.
@@ -101,5 +126,9 @@ void say_scores(app::Transcript& t, const ShortcutScores& s, const std::string& 
 // section that trains, and a copy would double the largest array of the program.
 Trained section_erasing(app::Transcript& t, const Options& o, ShortcutData& d,
                         const Trained& baseline);
+// Section 7 (section_regions.cpp): lesson 09's captioner over the grid and over object regions,
+// trained on the same canvases with the same recipe; exact match, attention at the nouns, time
+// per caption, and regions.png.
+void section_regions(app::Transcript& t, const Options& o);
 
 }  // namespace attend::lesson14
