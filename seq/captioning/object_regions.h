@@ -10,8 +10,8 @@
 //
 // A canvas has 1 to max_regions components, so the regions of a batch are padded with zero
 // vectors to max_regions; a real region is never all zero (its box has a width), and the
-// decoder (CaptionDecoder::padded_regions) masks the zero rows out of f_init's mean and out
-// of the attention's softmax, exactly.
+// decoder (CaptionDecoder::padded_regions) masks the zero rows out of the attention's softmax,
+// exactly (f_init keeps dividing by max_regions: caption_decoder.h says why).
 #pragma once
 
 #include <array>
