@@ -26,7 +26,7 @@ double mass_in_box(std::span<const double> weights, const data::Box& box, Index 
                    double cell_pixels) {
   if (static_cast<Index>(weights.size()) != grid * grid)
     fail("mass_in_box: {} weights for a {}x{} grid", weights.size(), grid, grid);
-  double mass = 0, noun_mass = 0;
+  double mass = 0;
   for (Index i = 0; i < grid * grid; ++i)
     if (region_in_box(box, i, grid, cell_pixels)) mass += weights[static_cast<std::size_t>(i)];
   return mass;

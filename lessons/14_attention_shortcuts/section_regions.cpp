@@ -38,7 +38,8 @@ PreparedCanvases region_canvases(app::Transcript& t, const Options& o, RegionEnc
                           .test = o.region_test,
                           .encoder = {},
                           .encoder_cache = o.encoder_cache,
-                          .object_regions = true};
+                          .object_regions = true,
+                          .proposals = {}};
   const bool cached = !o.encoder_cache.empty() && std::filesystem::exists(encoder_cache_file(p));
   if (!cached) p.encoder.steps = o.region_encoder_steps;
   PreparedCanvases d = prepare_canvases(p, encoder);
@@ -109,7 +110,9 @@ RegionRun train_captioner(app::Transcript& t, const Options& o, const PreparedCa
                                              d.splits.validation, d.vocab, recipe, gen))
     t.say("  epoch {}: caption nll {:.3f} | validation word accuracy {:.1f}%\n", e.epoch, e.nll,
           100 * e.validation_word_accuracy);
-  RegionRun run{.name = name, .train_seconds = app::seconds_since(start)};
+  RegionRun run;
+  run.name = name;
+  run.train_seconds = app::seconds_since(start);
   t.say("  trained ({:.0f} s)\n", run.train_seconds);
   decoder.eval();
   run.regions_per_canvas =

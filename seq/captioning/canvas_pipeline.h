@@ -107,7 +107,9 @@ struct CanvasFlags : app::Flags {
                         .lr = encoder_lr,
                         .canvas_size = encoder_canvas,
                         .max_objects = encoder_objects},
-            .encoder_cache = encoder_cache};
+            .encoder_cache = encoder_cache,
+            .object_regions = false,
+            .proposals = {}};
   }
 };
 
