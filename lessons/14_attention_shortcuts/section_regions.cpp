@@ -91,14 +91,15 @@ double ms_per_canvas(Index count, F&& decode) {
 // Lesson 09's decoder and recipe (its defaults: dropout 0.3, lambda 0, Adam 3e-3 along a
 // cosine, batches of 64) on these regions; scored with greedy captions.
 RegionRun train_captioner(app::Transcript& t, const Options& o, const PreparedCanvases& d,
-                          const std::string& name, const NDArray& train, const NDArray& validation,
-                          const NDArray& test, const ObjectRegions* objects, Index figure) {
-  t.say("\n{}: regions of {} numbers, {:.2f} per canvas\n", name, train.size(2),
+                          const std::string& name, const RegionFile& train,
+                          const NDArray& validation, const NDArray& test,
+                          const ObjectRegions* objects, Index figure) {
+  t.say("\n{}: regions of {} numbers, {:.2f} per canvas\n", name, train.shape()[2],
         objects
             ? static_cast<double>(d.test_objects.real_regions) / static_cast<double>(o.region_test)
             : static_cast<double>(test.size(1)));
   Generator gen(o.seed + 900);
-  CaptionDecoderSizes sizes{.vocab = d.vocab.size(), .features = train.size(2), .dropout = 0.3};
+  CaptionDecoderSizes sizes{.vocab = d.vocab.size(), .features = train.shape()[2], .dropout = 0.3};
   CaptionDecoder decoder(sizes, gen);
   decoder.padded_regions = objects != nullptr;
   CaptionTrainOptions recipe{.epochs = o.region_epochs,
@@ -241,8 +242,13 @@ void section_regions(app::Transcript& t, const Options& o) {
   const Index figure = figure_canvas(d.splits.test);
   const RegionRun grid = train_captioner(t, o, d, "grid", d.train_regions, d.validation_regions,
                                          d.test_regions, nullptr, figure);
+  // The decoder's training reads its regions from a file (lesson 09's RegionFile); the object
+  // regions are small (a few per canvas) but go the same way.
+  const Shape object_shape = d.train_objects.regions.shape();
+  RegionFile train_objects(object_shape[0], object_shape[1], object_shape[2]);
+  train_objects.write(0, d.train_objects.regions);
   const RegionRun objects =
-      train_captioner(t, o, d, "objects", d.train_objects.regions, d.validation_objects.regions,
+      train_captioner(t, o, d, "objects", train_objects, d.validation_objects.regions,
                       d.test_objects.regions, &d.test_objects, figure);
   // The CNN runs for both; the proposals and their pooling for the objects only.
   const double cnn_ms = ms_per_canvas(o.region_test, [&](Index i) {
