@@ -38,6 +38,11 @@ struct Inflated {
   std::size_t consumed;
 };
 Inflated inflate_record(std::string_view in, std::size_t expected, const std::string& where) {
+  // deflate shrinks data at most 1032-fold (zlib's FAQ): a length beyond that is a damaged
+  // header, refused before it allocates up to 4 GB.
+  if (expected / 1032 > in.size())
+    fail("{}: the record announces {} bytes, more than its {} compressed bytes can hold", where,
+         expected, in.size());
   std::string out(expected, '\0');
   z_stream z{};
   if (inflateInit(&z) != Z_OK) fail("{}: zlib inflateInit failed", where);
@@ -76,7 +81,7 @@ class XdrReader {
 
  private:
   void need(std::size_t n) const {
-    if (pos_ + n > bytes_.size()) bad("the data ends early");
+    if (n > bytes_.size() - pos_) bad("the data ends early");
   }
   std::string_view bytes_;
   std::string where_;
@@ -90,12 +95,19 @@ std::vector<std::string> parse_character_vector(std::string_view data, const std
   XdrReader r(data, where);
   if (r.bytes(2) != "X\n") r.bad("not R's XDR serialisation (no \"X\\n\")");
   const std::int32_t version = r.int32();
-  r.int32();  // the R version that wrote it
-  r.int32();  // the oldest R version that can read it
-  if (version == 3) r.bytes(static_cast<std::size_t>(r.int32()));  // native encoding name
+  r.int32();           // the R version that wrote it
+  r.int32();           // the oldest R version that can read it
+  if (version == 3) {  // the native encoding's name
+    const std::int32_t length = r.int32();
+    if (length < 0) r.bad("a negative length of the encoding name");
+    r.bytes(static_cast<std::size_t>(length));
+  }
   if ((r.int32() & 0xff) != kStrSxp) r.bad("the object is not a character vector");
   const std::int32_t count = r.int32();
   if (count < 0) r.bad("a negative vector length");
+  // Each element takes at least 8 bytes: a larger count is a damaged header, not a reason to
+  // reserve gigabytes.
+  if (static_cast<std::size_t>(count) > data.size() / 8) r.bad("a vector longer than the data");
   std::vector<std::string> elements;
   elements.reserve(static_cast<std::size_t>(count));
   for (std::int32_t i = 0; i < count; ++i) {
