@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -24,14 +25,20 @@ const std::string kDictFile = "freedict-deu-eng.dict.dz";
       what, folder);
 }
 
-// dictd writes offsets and lengths in base 64 with the alphabet A-Z a-z 0-9 + /.
-std::int64_t decode_base64_number(const std::string& text) {
+// dictd writes offsets and lengths in base 64 with the alphabet A-Z a-z 0-9 + /. Errors name
+// the index file.
+std::int64_t decode_base64_number(const std::string& text, const std::string& index_path) {
   static const std::string kAlphabet =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  if (text.empty()) fail("German-English sentences: '{}' has an empty number", index_path);
   std::int64_t value = 0;
   for (char c : text) {
     const std::size_t digit = kAlphabet.find(c);
-    if (digit == std::string::npos) fail("freedict index: '{}' is not a base-64 number", text);
+    if (digit == std::string::npos)
+      fail("German-English sentences: '{}': '{}' is not a base-64 number", index_path, text);
+    if (value > (std::numeric_limits<std::int64_t>::max() - static_cast<std::int64_t>(digit)) / 64)
+      fail("German-English sentences: '{}': the number '{}' does not fit in 64 bits", index_path,
+           text);
     value = value * 64 + static_cast<std::int64_t>(digit);
   }
   return value;
@@ -112,7 +119,8 @@ bool freedict_available(const std::string& folder) {
 std::vector<SentencePair> load_freedict_sentences(const std::string& folder, int max_words) {
   const std::filesystem::path dir(folder);
   if (!freedict_available(folder)) missing(folder, kIndexFile + " or " + kDictFile + " not found");
-  std::ifstream index(dir / kIndexFile);
+  const std::string index_path = (dir / kIndexFile).string();
+  std::ifstream index(index_path);
   if (!index) missing(folder, "cannot read " + kIndexFile);
   const std::string text = read_dictionary((dir / kDictFile).string());
 
@@ -124,13 +132,15 @@ std::vector<SentencePair> load_freedict_sentences(const std::string& folder, int
     // "headword \t offset \t length" (the headword is lower-cased; the entry has the original).
     const std::size_t tab1 = line.find('\t'), tab2 = line.rfind('\t');
     if (tab1 == std::string::npos || tab2 == tab1) continue;
-    const std::int64_t offset = decode_base64_number(line.substr(tab1 + 1, tab2 - tab1 - 1));
-    const std::int64_t length = decode_base64_number(line.substr(tab2 + 1));
-    if (offset < 0 || length <= 0 || offset + length > static_cast<std::int64_t>(text.size()))
+    const std::int64_t offset =
+        decode_base64_number(line.substr(tab1 + 1, tab2 - tab1 - 1), index_path);
+    const std::int64_t length = decode_base64_number(line.substr(tab2 + 1), index_path);
+    const auto size = static_cast<std::int64_t>(text.size());
+    if (length <= 0 || offset > size || length > size - offset)
       fail(
-          "German-English sentences: the index points outside the dictionary (entry '{}'); the "
-          "files do not belong together or are corrupt",
-          line.substr(0, tab1));
+          "German-English sentences: '{}' points outside the dictionary (entry '{}'); the files "
+          "do not belong together or are corrupt",
+          index_path, line.substr(0, tab1));
     if (!seen_entries.insert({offset, length}).second) continue;
     SentencePair pair = parse_freedict_entry(
         text.substr(static_cast<std::size_t>(offset), static_cast<std::size_t>(length)), max_words);
