@@ -75,17 +75,24 @@ std::uint32_t crc32_update(std::uint32_t crc, const void* data, std::size_t byte
       crc32_z(crc, static_cast<const Bytef*>(data), static_cast<z_size_t>(bytes)));
 }
 
-// Sizes of one array, in elements and bytes, refusing shapes whose size overflows.
+// Sizes of one array, in elements and bytes, refusing shapes whose size overflows. The
+// product of the sizes other than zero is bounded too: [0, 2^40, 2^40] holds no bytes, but
+// its strides would not fit in an Index, and neither would a single size of 2^63.
 constexpr std::uint64_t kMaxArrayBytes = std::uint64_t{1} << 62;
 
 bool array_bytes(std::span<const std::uint64_t> sizes, std::size_t element_size,
                  std::uint64_t& bytes) {
-  std::uint64_t total = element_size;
+  std::uint64_t nonzero = element_size;
+  bool empty = false;
   for (std::uint64_t s : sizes) {
-    if (s != 0 && total > kMaxArrayBytes / s) return false;
-    total *= s;
+    if (s == 0) {
+      empty = true;
+      continue;
+    }
+    if (nonzero > kMaxArrayBytes / s) return false;
+    nonzero *= s;
   }
-  bytes = total;
+  bytes = empty ? 0 : nonzero;
   return true;
 }
 
