@@ -184,14 +184,12 @@ std::vector<unsigned char> read_whole_file(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr)
     fail("cannot open checkpoint '{}': {}", path, std::system_category().message(errno));
-  std::vector<unsigned char> bytes;
+  // In chunks, so that memory grows with the bytes that are there (not with what the file
+  // claims), and a small file costs a small read.
+  std::vector<unsigned char> bytes, chunk(std::size_t{1} << 16);
   std::size_t got = 0;
-  do {
-    const std::size_t start = bytes.size();
-    bytes.resize(start + (std::size_t{1} << 20));
-    got = std::fread(bytes.data() + start, 1, bytes.size() - start, file);
-    bytes.resize(start + got);
-  } while (got > 0);
+  while ((got = std::fread(chunk.data(), 1, chunk.size(), file)) > 0)
+    bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(got));
   const bool read_error = std::ferror(file) != 0;
   std::fclose(file);
   if (read_error) fail("cannot read checkpoint '{}': a read error occurred", path);
