@@ -138,7 +138,8 @@ std::vector<LengthBucket> read_length_curve(const std::string& path) {
     LengthBucket b;
     char c1 = 0, c2 = 0, c3 = 0;
     if (!(fields >> b.low >> c1 >> b.high >> c2 >> b.count >> c3 >> b.correct) || c1 != ',' ||
-        c2 != ',' || c3 != ',' || b.count < 1 || b.correct < 0 || b.correct > b.count)
+        c2 != ',' || c3 != ',' || b.low < 0 || b.high < b.low || b.count < 1 || b.correct < 0 ||
+        b.correct > b.count)
       fail("'{}' line {}: '{}' is not low,high,count,correct,accuracy", path, number, line);
     buckets.push_back(b);
   }
@@ -147,7 +148,7 @@ std::vector<LengthBucket> read_length_curve(const std::string& path) {
 }
 
 double bucket_middle(const LengthBucket& bucket) {
-  return (bucket.low + bucket.high) / 2.0;
+  return (static_cast<double>(bucket.low) + bucket.high) / 2.0;  // (int + int can overflow)
 }
 
 std::vector<std::string> character_labels(const std::string& text) {
