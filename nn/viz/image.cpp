@@ -22,6 +22,10 @@ namespace {
 // as resize_bilinear(x, 64000, 64000) should be an error, not 16 GB of memory.
 constexpr Index kMaxSide = 1 << 15;
 
+// And no more pixels than this in all (8192 x 8192): the float array of such an image is
+// already 768 MB.
+constexpr Index kMaxPixels = Index{1} << 26;
+
 struct FileCloser {
   void operator()(std::FILE* file) const { std::fclose(file); }
 };
@@ -88,9 +92,10 @@ AxisFilter linear_filter(Index in_size, Index out_size) {
 }
 
 // stb's failure reasons are terse ("outofdata"); each gets a plain explanation.
-std::string explain(const char* reason) {
+std::string explain(const char* reason, bool read_past_end) {
   const std::string_view r = reason != nullptr ? reason : "unknown failure";
-  if (r == "outofdata") return "outofdata (the data ends too early: is the file truncated?)";
+  if (r == "outofdata" || read_past_end)
+    return std::string(r) + " (the data ends too early: is the file truncated?)";
   if (r == "unknown image type") {
     return "unknown image type (stb_image reads PNG, JPEG, BMP, GIF, TGA, PSD, HDR, PIC and "
            "PNM files)";
@@ -98,9 +103,8 @@ std::string explain(const char* reason) {
   return std::string(r) + " (is the file corrupt?)";
 }
 
-}  // namespace
-
-NDArray read_image(const std::filesystem::path& path, ColorMode mode) {
+// The whole file, or an Error naming it.
+std::vector<unsigned char> read_file(const std::filesystem::path& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
     fail("read_image: '{}' is a folder, not an image file", path.string());
@@ -108,14 +112,92 @@ NDArray read_image(const std::filesystem::path& path, ColorMode mode) {
   errno = 0;
   std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
   if (!file) fail("read_image: cannot open '{}': {}", path.string(), std::strerror(errno));
+  std::vector<unsigned char> bytes, chunk(std::size_t{1} << 16);
+  std::size_t got = 0;
+  while ((got = std::fread(chunk.data(), 1, chunk.size(), file.get())) > 0)
+    bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(got));
+  if (std::ferror(file.get()) != 0) fail("read_image: cannot read '{}'", path.string());
+  return bytes;
+}
 
-  const int channels = mode == ColorMode::kGray ? 1 : 3;
+// The file's bytes, handed to stb through its reading callbacks, which note whether stb asked
+// for bytes after the end. stb reads past the end as zeros, so a GIF, JPEG, BMP, TGA or PNM
+// cut short decodes without an error to a picture whose missing part is blank. A decoder that
+// reads a complete file never asks for more; asking means the file is cut. stb asks in two
+// ways: it refills its own 128-byte buffer (the first read of all; near the end of the file
+// that read is short, which is no sign of anything), and it reads a block it needs whole
+// straight into its own memory (a short read there means missing bytes). (stb's format checks
+// before the decoder read a file's first bytes, and past its signature only if that matches:
+// they can flag only a file shorter than its own header.)
+struct StbReader {
+  std::vector<unsigned char> bytes;
+  std::size_t position = 0;
+  bool read_past_end = false;
+  const char* stb_buffer = nullptr;
+
+  void restart() {
+    position = 0;
+    read_past_end = false;
+    stb_buffer = nullptr;
+  }
+  static int read(void* user, char* out, int size) {
+    StbReader& r = *static_cast<StbReader*>(user);
+    if (r.stb_buffer == nullptr) r.stb_buffer = out;
+    const std::size_t n = std::min(r.bytes.size() - r.position, static_cast<std::size_t>(size));
+    const bool refill = out == r.stb_buffer;
+    if (n < static_cast<std::size_t>(size) && (n == 0 || !refill)) r.read_past_end = true;
+    if (n > 0) std::memcpy(out, r.bytes.data() + r.position, n);
+    r.position += n;
+    return static_cast<int>(n);
+  }
+  static void skip(void* user, int n) {  // n < 0 steps back
+    StbReader& r = *static_cast<StbReader*>(user);
+    const auto step = static_cast<std::size_t>(n < 0 ? -static_cast<Index>(n) : n);
+    if (n < 0) {
+      r.position -= std::min(r.position, step);
+    } else if (step > r.bytes.size() - r.position) {
+      r.read_past_end = true;
+      r.position = r.bytes.size();
+    } else {
+      r.position += step;
+    }
+  }
+  static int eof(void* user) {
+    const StbReader& r = *static_cast<const StbReader*>(user);
+    return r.position >= r.bytes.size() ? 1 : 0;
+  }
+  static constexpr stbi_io_callbacks kCallbacks = {read, skip, eof};
+};
+
+}  // namespace
+
+NDArray read_image(const std::filesystem::path& path, ColorMode mode) {
+  StbReader reader;
+  reader.bytes = read_file(path);
+  // The size first, from the header alone: a damaged header must not make stb allocate
+  // gigabytes before it finds out that the pixels are not there.
   int width = 0, height = 0, channels_in_file = 0;
+  if (stbi_info_from_callbacks(&StbReader::kCallbacks, &reader, &width, &height,
+                               &channels_in_file) == 0) {
+    fail("read_image: cannot decode '{}': {}", path.string(),
+         explain(stbi_failure_reason(), reader.read_past_end));
+  }
+  if (width > kMaxSide || height > kMaxSide || Index{width} * height > kMaxPixels) {
+    fail("read_image: '{}' is {}x{} pixels; read_image reads at most {} per side and {} in all",
+         path.string(), width, height, kMaxSide, kMaxPixels);
+  }
+  reader.restart();
+  const int channels = mode == ColorMode::kGray ? 1 : 3;
   // The last argument asks stb to convert to `channels` whatever the file holds.
-  std::unique_ptr<unsigned char, StbFree> pixels(
-      stbi_load_from_file(file.get(), &width, &height, &channels_in_file, channels));
+  std::unique_ptr<unsigned char, StbFree> pixels(stbi_load_from_callbacks(
+      &StbReader::kCallbacks, &reader, &width, &height, &channels_in_file, channels));
   if (!pixels) {
-    fail("read_image: cannot decode '{}': {}", path.string(), explain(stbi_failure_reason()));
+    fail("read_image: cannot decode '{}': {}", path.string(),
+         explain(stbi_failure_reason(), reader.read_past_end));
+  }
+  if (reader.read_past_end) {
+    fail("read_image: '{}' is truncated: its {} bytes end before the last pixel", path.string(),
+         reader.bytes.size());
   }
 
   // stb gives interleaved bytes (row by row, pixel by pixel, r g b r g b ...); the array is

@@ -8,8 +8,9 @@
 //   viz::write_png("small.png", small);
 //
 // Reading uses stb_image (PNG, JPEG, BMP, GIF, TGA, PSD, HDR, PIC, PNM); writing makes PNGs
-// with stb_image_write. A file that is missing, corrupt or of an unsupported kind gives one
-// attend::Error naming the file and the reason.
+// with stb_image_write. A file that is missing, corrupt, cut short or of an unsupported kind
+// gives one attend::Error naming the file and the reason (stb itself would decode a GIF, JPEG,
+// BMP or TGA cut short as a picture whose missing part is blank).
 #pragma once
 
 #include <filesystem>
@@ -25,7 +26,8 @@ enum class ColorMode {
 };
 
 // The file as a float32 array [C, H, W] in [0, 1] (C = 1 for kGray, 3 for kRgb). An alpha
-// channel in the file is dropped.
+// channel in the file is dropped. Pictures larger than 32768 pixels per side or 8192 x 8192
+// in all are refused (their header is read first, so a damaged one costs no memory).
 NDArray read_image(const std::filesystem::path& path, ColorMode mode = ColorMode::kRgb);
 
 // Writes an image [C, H, W] (C = 1, 3 or 4: gray, RGB, RGBA) or [H, W] (gray) as a PNG.

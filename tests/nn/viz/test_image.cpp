@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "image_files.h"
 #include "nn/viz/image.h"
 #include "scratch.h"
 #include "support.h"
@@ -108,6 +109,62 @@ TEST_CASE("viz: read_image gives one clear error for missing, corrupt or unsuppo
                Contains("cannot decode"));
     CHECK_THAT(error_message([&] { viz::read_image(dir.path()); }), Contains("is a folder"));
   }
+}
+
+TEST_CASE("viz: GIF, BMP, TGA and PPM files written byte by byte read as their pixels", "[viz]") {
+  ScratchFolder dir("formats");
+  const std::pair<std::string, std::string> files[] = {{"p.gif", gif_file(7, 5)},
+                                                       {"p.bmp", bmp_file(7, 5)},
+                                                       {"p.tga", tga_file(7, 5)},
+                                                       {"p.ppm", ppm_file(7, 5)}};
+  for (const auto& [name, bytes] : files) {
+    INFO(name);
+    write_bytes(dir / name, bytes);
+    NDArray image = viz::read_image(dir / name);
+    REQUIRE(image.shape() == Shape{3, 5, 7});
+    for (Index c = 0; c < 3; ++c)
+      for (Index y = 0; y < 5; ++y)
+        for (Index x = 0; x < 7; ++x)
+          CHECK(std::lround(image.at({c, y, x}) * 255) ==
+                kPalette[static_cast<std::size_t>(colour_index(
+                    static_cast<int>(x), static_cast<int>(y)))][static_cast<std::size_t>(c)]);
+  }
+}
+
+// stb_image reads the bytes after the end of the data as zeros: on its own it decodes a GIF
+// cut after its header as a black picture, and a BMP, TGA or JPEG cut in the pixels as a
+// picture with a black end. read_image notices that stb asked for more bytes than the file has.
+TEST_CASE("viz: a picture cut short is an error naming the file, in every format", "[viz]") {
+  ScratchFolder dir("cut");
+  viz::write_png(dir / "whole.png", test_pattern(3, 5, 7));
+  const std::string gif = gif_file(7, 5);
+  const std::pair<std::string, std::string> files[] = {{"cut.gif", gif},
+                                                       {"cut.bmp", bmp_file(7, 5)},
+                                                       {"cut.tga", tga_file(7, 5)},
+                                                       {"cut.ppm", ppm_file(7, 5)},
+                                                       {"cut.jpg", tiny_jpeg_bytes()},
+                                                       {"cut.png", read_text(dir / "whole.png")}};
+  for (const auto& [name, bytes] : files) {
+    // Cut after 3/4 of the file, after half of it, and 2 bytes before its end.
+    for (std::size_t keep : {bytes.size() * 3 / 4, bytes.size() / 2, bytes.size() - 2}) {
+      INFO(name << " cut to " << keep << " of " << bytes.size() << " bytes");
+      write_bytes(dir / name, bytes.substr(0, keep));
+      const std::string message = error_message([&] { viz::read_image(dir / name); });
+      CHECK_THAT(message, Contains(name));
+      CHECK_THAT(message, Contains("truncated"));
+    }
+  }
+  // The example of issue 15: a GIF cut right after its header and colour table.
+  write_bytes(dir / "header.gif", gif.substr(0, 6 + 7 + 12));
+  CHECK_THAT(error_message([&] { viz::read_image(dir / "header.gif"); }),
+             Contains("header.gif") && Contains("truncated"));
+  // A header announcing a picture too large to hold is refused before any pixel is read.
+  std::string huge = gif;
+  huge[6] = huge[8] = '\xff';
+  huge[7] = huge[9] = '\x7f';  // 32767 x 32767
+  write_bytes(dir / "huge.gif", huge);
+  CHECK_THAT(error_message([&] { viz::read_image(dir / "huge.gif"); }),
+             Contains("huge.gif' is 32767x32767 pixels"));
 }
 
 TEST_CASE("viz: write_png rejects what cannot be a PNG", "[viz]") {
