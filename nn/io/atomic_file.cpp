@@ -1,11 +1,13 @@
 #include "nn/io/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
 
 #include "tensor/error.h"
@@ -33,6 +35,39 @@ void sync_folder_of(const std::string& path) {
   if (fd < 0) return;
   (void)::fsync(fd);
   ::close(fd);
+}
+
+// The pid in a temporary name of `path` ("model.ckpt.tmp-<pid>-<n>"), or 0 for any other name.
+pid_t temporary_owner(const std::string& name, const std::string& target) {
+  const std::string prefix = target + ".tmp-";
+  if (!name.starts_with(prefix)) return 0;
+  const std::string rest = name.substr(prefix.size());
+  const std::size_t dash = rest.find('-');
+  const auto digits = [](std::string_view s) {
+    return !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == s.npos;
+  };
+  if (dash == std::string::npos || !digits(std::string_view(rest).substr(0, dash)) ||
+      !digits(std::string_view(rest).substr(dash + 1)))
+    return 0;
+  return static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+}
+
+// Removes what a killed writer of the same file left behind: its temporary files, each as
+// large as the file. Only names of this file's own pattern, and only of processes that no
+// longer run (a live one may be writing its copy right now, this process included).
+void remove_stale_temporaries(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  fs::path folder = target.parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
+    const pid_t owner =
+        temporary_owner(entry.path().filename().string(), target.filename().string());
+    if (owner <= 0 || owner == ::getpid()) continue;
+    if (::kill(owner, 0) == 0 || errno != ESRCH) continue;  // still running (or not ours)
+    fs::remove(entry.path(), error);  // best effort: the new file is already in place
+  }
 }
 
 }  // namespace
@@ -74,6 +109,7 @@ void AtomicFileWriter::commit() {
     fail_with_errno("cannot rename the temporary file", errno);
   committed_ = true;
   sync_folder_of(path_);
+  remove_stale_temporaries(path_);
 }
 
 }  // namespace attend::nn

@@ -5,7 +5,9 @@
 // is flushed to the disk (fsync) and only then renamed over the target. On POSIX, rename()
 // within one file system replaces the target in one step, so a crash, a full disk or a
 // killed process at any moment leaves the previous file intact. If anything fails, or the
-// writer is destroyed before commit(), the temporary file is removed.
+// writer is destroyed before commit(), the temporary file is removed. A killed process cannot
+// remove its own: the next commit() of the same file removes the temporaries of that file
+// whose process no longer runs.
 //
 //   AtomicFileWriter out("model.ckpt");
 //   out.write(header, 24);

@@ -3,11 +3,15 @@
 // reported as one readable error. And saving is atomic.
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "checkpoint_helpers.h"
+#include "nn/io/atomic_file.h"
 #include "nn/io/checkpoint_file.h"
 
 using namespace attend;
@@ -237,6 +241,41 @@ TEST_CASE("a save whose final rename fails leaves no temporary file behind", "[i
              StartsWith("cannot write '" + folder + "': cannot rename the temporary file"));
   CHECK(dir.listing() == std::vector<std::string>{"model.ckpt"});
   CHECK(std::filesystem::is_directory(folder + "/keep"));
+}
+
+TEST_CASE("the next save removes the temporary file of a killed save, and nothing else", "[io]") {
+  ScratchDir dir("stale");
+  const std::string path = save_small(dir, "model.ckpt");
+  // A save killed midway (kill -9: no destructor runs) leaves its temporary file behind.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    nn::AtomicFileWriter out(path);
+    out.write("partial", 7);
+    ::kill(::getpid(), SIGKILL);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFSIGNALED(status));
+  std::vector<std::string> names = dir.listing();
+  std::sort(names.begin(), names.end());
+  const std::string stale = "model.ckpt.tmp-" + std::to_string(child) + "-";
+  REQUIRE(names.size() == 2);
+  REQUIRE(names[1].starts_with(stale));
+  // Names the cleaning must leave alone: a temporary of a process that still runs (this one),
+  // another checkpoint's temporary, and names that only look like the pattern.
+  const std::vector<std::string> kept = {
+      "model.ckpt", "model.ckpt.tmp-" + std::to_string(::getpid()) + "-999",
+      "model.ckpt.tmp-" + std::to_string(child) + "-x", "model.ckpt.tmp-" + std::to_string(child),
+      "other.ckpt.tmp-" + std::to_string(child) + "-0"};
+  for (std::size_t i = 1; i < kept.size(); ++i) write_bytes(dir.file(kept[i]), {1, 2, 3});
+
+  save_small(dir, "model.ckpt");
+  names = dir.listing();
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> expected = kept;
+  std::sort(expected.begin(), expected.end());
+  CHECK(names == expected);
 }
 
 TEST_CASE("write_checkpoint_file refuses duplicate, empty and undefined entries", "[io]") {
