@@ -172,6 +172,12 @@ TEST_CASE("a checkpoint from a newer format version is refused by name", "[io]")
         "checkpoint '" + path +
             "' has format version 2, but this build of attend reads version 1 (it was written by "
             "a newer attend: update attend)");
+  // An older version (0, never released) is refused the same way, without that advice.
+  bytes[8] = 0;
+  rewrite_checksum(bytes);
+  write_bytes(path, bytes);
+  CHECK(error_message([&] { nn::read_checkpoint_file(path); }) ==
+        "checkpoint '" + path + "' has format version 0, but this build of attend reads version 1");
 }
 
 TEST_CASE("a missing checkpoint file is one clear error", "[io]") {
