@@ -133,6 +133,20 @@ std::string Flags::flag(std::string& field, const std::string& name, const std::
   return value;
 }
 
+std::string Flags::data_flag(std::string& field, const std::string& default_folder,
+                             const std::string& data_set) {
+  declare({"data", fmt::format("folder with the {} files (one named here must exist)", data_set),
+           default_folder, "", false, [&field](const std::string& text) {
+             std::error_code error;
+             if (!std::filesystem::exists(text, error))
+               fail("--data: the folder '{}' does not exist", text);
+             if (!std::filesystem::is_directory(text, error))
+               fail("--data: '{}' is a file, not a folder", text);
+             field = text;
+           }});
+  return default_folder;
+}
+
 const Flags::Declaration* Flags::find(const std::string& name) const {
   for (const Declaration& d : declarations_)
     if (d.name == name) return &d;

@@ -84,6 +84,13 @@ class Flags {
   bool flag(bool& field, const std::string& name, bool value, const std::string& help);
   std::string flag(std::string& field, const std::string& name, const std::string& value,
                    const std::string& help, Choices choices = {});
+  // --data, the folder of a data set, declared by this one rule in every program that reads
+  // one: a folder named on the command line must exist, so that a typo is an error and never
+  // a quiet switch to other data; the default folder need not (the program then says how to
+  // install the data set, or uses its generated stand-in).
+  //   std::string data = data_flag(data, data::kFashionMnistFolder, "Fashion-MNIST");
+  std::string data_flag(std::string& field, const std::string& default_folder,
+                        const std::string& data_set);
 
  private:
   struct Declaration {

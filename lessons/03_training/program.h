@@ -26,8 +26,7 @@ struct Options : app::Flags {
   std::uint64_t seed = flag(seed, "seed", 0, "seed of the weights, the batch order and dropout");
   int threads = flag(threads, "threads", 2, "threads for the matrix products and convolutions",
                      app::between(1, kMaxThreads));
-  std::string data =
-      flag(data, "data", data::kFashionMnistFolder, "folder with Fashion-MNIST's IDX files");
+  std::string data = data_flag(data, data::kFashionMnistFolder, "Fashion-MNIST");
   bool synthetic =
       flag(synthetic, "synthetic", false, "use the generated stand-in instead of Fashion-MNIST");
   Index limit =

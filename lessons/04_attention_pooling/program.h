@@ -34,7 +34,7 @@ struct Options : app::Flags {
   // (b) multiple-instance learning
   bool synthetic =
       flag(synthetic, "synthetic", false, "MIL: use generated pictures instead of Fashion-MNIST");
-  std::string data = flag(data, "data", data::kFashionMnistFolder, "MIL: the Fashion-MNIST folder");
+  std::string data = data_flag(data, data::kFashionMnistFolder, "Fashion-MNIST");
   std::string pooling =
       flag(pooling, "pooling", "all", "MIL: all, or one of mean, max, logsumexp, attention, gated",
            app::one_of({"all", "mean", "max", "logsumexp", "attention", "gated"}));

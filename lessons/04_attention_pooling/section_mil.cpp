@@ -18,8 +18,12 @@ struct Pictures {
 };
 
 Pictures load_pictures(app::Transcript& t, const Options& o) {
-  const bool real = !o.synthetic && data::fashion_mnist_available(data::Split::kTrain, o.data) &&
-                    data::fashion_mnist_available(data::Split::kTest, o.data);
+  // The generated stand-in replaces Fashion-MNIST only where it is not installed in the
+  // default folder; a folder named with --data must hold it (load_fashion_mnist says what is
+  // missing), as in every lesson.
+  const bool installed = data::fashion_mnist_available(data::Split::kTrain, o.data) &&
+                         data::fashion_mnist_available(data::Split::kTest, o.data);
+  const bool real = !o.synthetic && (installed || o.data != data::kFashionMnistFolder);
   if (!o.synthetic && !real)
     t.say(
         "Fashion-MNIST is not in {} (apt-get install dataset-fashion-mnist): using the\n"

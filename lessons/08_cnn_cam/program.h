@@ -38,8 +38,7 @@ struct Options : app::Flags {
   bool synthetic =
       flag(synthetic, "synthetic", false, "use generated pictures instead of Fashion-MNIST");
   bool progress = flag(progress, "progress", true, "show the training progress line on stderr");
-  std::string data =
-      flag(data, "data", data::kFashionMnistFolder, "folder with the Fashion-MNIST files");
+  std::string data = data_flag(data, data::kFashionMnistFolder, "Fashion-MNIST");
   std::string out = flag(out, "out", "output/08_cnn_cam",
                          "folder for summary.txt, the CSV files and the figures");
 };

@@ -25,8 +25,7 @@ struct Options : app::Flags {
   bool images = flag(images, "images", true, "run part 1: a ViT on the canvases, its maps read");
   bool synthetic = flag(synthetic, "synthetic", false,
                         "part 1: generated pictures instead of Fashion-MNIST on the canvases");
-  std::string data =
-      flag(data, "data", data::kFashionMnistFolder, "folder with the Fashion-MNIST files");
+  std::string data = data_flag(data, data::kFashionMnistFolder, "Fashion-MNIST");
   Index canvas_train =
       flag(canvas_train, "canvas-train", 4000, "training canvases", app::at_least<Index>(1));
   Index canvas_validation =

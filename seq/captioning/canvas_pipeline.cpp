@@ -35,14 +35,14 @@ std::pair<data::LabelledImages, data::LabelledImages> load_items(
     train_items = data::synthetic_fashion_mnist(data::Split::kTrain, 6000, options.seed);
     held_out_items = data::synthetic_fashion_mnist(data::Split::kTest, 1000, options.seed);
   } else {
-    if (!data::fashion_mnist_available(data::Split::kTrain) ||
-        !data::fashion_mnist_available(data::Split::kTest))
+    if (!data::fashion_mnist_available(data::Split::kTrain, options.data) ||
+        !data::fashion_mnist_available(data::Split::kTest, options.data))
       fail(
           "Fashion-MNIST is not in {} (apt-get install dataset-fashion-mnist), or run with "
           "--synthetic",
-          data::kFashionMnistFolder);
-    train_items = data::load_fashion_mnist(data::Split::kTrain);
-    held_out_items = data::load_fashion_mnist(data::Split::kTest);
+          options.data);
+    train_items = data::load_fashion_mnist(data::Split::kTrain, options.data);
+    held_out_items = data::load_fashion_mnist(data::Split::kTest, options.data);
   }
   if (static_cast<Index>(train_items.class_names.size()) != kClasses)
     fail("prepare_canvases: expected {} item classes, got {}", kClasses,

@@ -9,6 +9,7 @@
 
 #include "app/flags.h"
 #include "nn/data/canvas.h"
+#include "nn/data/fashion_mnist.h"
 #include "seq/captioning/object_regions.h"
 #include "seq/captioning/region_encoder.h"
 #include "seq/captioning/region_file.h"
@@ -23,7 +24,8 @@ inline const std::vector<Index> kCaptionClasses = {0, 1, 5, 8, 9};
 
 struct CanvasPipelineOptions {
   std::uint64_t seed = 0;
-  bool synthetic = false;    // generated patterns instead of Fashion-MNIST
+  bool synthetic = false;                        // generated patterns instead of Fashion-MNIST
+  std::string data = data::kFashionMnistFolder;  // the Fashion-MNIST folder
   bool all_classes = false;  // all 10 classes on the canvases, not only kCaptionClasses
   Index train = 6000, validation = 300, test = 500;
   PretrainOptions encoder;
@@ -71,6 +73,7 @@ struct CanvasFlags : app::Flags {
   std::uint64_t seed = flag(seed, "seed", 0, "seed of the canvases, weights, shuffling, samples");
   bool synthetic =
       flag(synthetic, "synthetic", false, "use generated patterns instead of Fashion-MNIST");
+  std::string data = data_flag(data, data::kFashionMnistFolder, "Fashion-MNIST");
   bool all_classes =
       flag(all_classes, "all-classes", false,
            "put items of all 10 classes on the canvases (default: the 5 of kCaptionClasses)");
@@ -98,6 +101,7 @@ struct CanvasFlags : app::Flags {
   CanvasPipelineOptions pipeline() const {
     return {.seed = seed,
             .synthetic = synthetic,
+            .data = data,
             .all_classes = all_classes,
             .train = train,
             .validation = validation,
