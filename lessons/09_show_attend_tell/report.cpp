@@ -18,8 +18,10 @@ void section_encoder(app::Transcript& t, const Options& o, const PreparedCanvase
         "Pre-training loss (cells' class + cells' colour + item's class cross-entropies), per\n"
         "tenth of the run: {:.3f}\n",
         fmt::join(p.encoder_losses, " "));
-    if (!o.encoder_cache.empty())
+    if (!o.encoder_cache.empty() && p.encoder_cache_error.empty())
       t.say("Saved to {} for the next run (and lesson 10).\n", encoder_cache_file(o.pipeline()));
+    if (!p.encoder_cache_error.empty())
+      t.say("Not saved for later runs: {}\n", p.encoder_cache_error);
   } else {
     t.say(
         "Loaded from {}, pre-trained by an earlier run with the same\n"

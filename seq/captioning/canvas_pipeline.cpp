@@ -61,6 +61,23 @@ void append_objects(ObjectRegions& all, const ObjectRegions& chunk, Index total)
   all.real_regions += chunk.real_regions;
 }
 
+// Saves the pre-trained encoder for later runs. A failure (a full disk, a folder that cannot
+// be made) costs the next run its shortcut, not this run its minutes of pre-training: a
+// warning, and the run goes on. Returns the reason, or "" when saved.
+std::string save_to_cache(const std::string& folder, const std::string& file,
+                          const RegionEncoder& encoder) {
+  try {
+    std::filesystem::create_directories(folder);
+    nn::save_checkpoint(file, encoder);
+    return "";
+  } catch (const std::exception& e) {  // attend::Error, or std::filesystem's filesystem_error
+    fmt::print(stderr,
+               "warning: cannot save the pre-trained encoder for later runs ({}); going on\n",
+               e.what());
+    return e.what();
+  }
+}
+
 }  // namespace
 
 std::string encoder_cache_file(const CanvasPipelineOptions& o) {
@@ -104,10 +121,8 @@ void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
                          pretraining_canvases(train_items, options.encoder.canvas_size,
                                               canvas_options.classes, options.encoder.max_objects),
                          options.encoder, pretrain_gen);
-    if (!cached.empty()) {
-      std::filesystem::create_directories(options.encoder_cache);
-      nn::save_checkpoint(cached, encoder);
-    }
+    if (!cached.empty())
+      p.encoder_cache_error = save_to_cache(options.encoder_cache, cached, encoder);
   }
   // The canvases. The training ones are encoded a chunk at a time as they are made, their
   // regions written to a file (region_file.h) and their images dropped at once (the decoder

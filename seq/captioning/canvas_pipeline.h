@@ -46,6 +46,7 @@ struct PreparedCanvases {
   ItemAccuracy encoder_accuracy;         // on held-out single-item canvases
   ItemAccuracy encoder_canvas_accuracy;  // on the objects of the test canvases
   std::string encoder_loaded_from;       // the cached checkpoint used, or empty if pre-trained here
+  std::string encoder_cache_error;       // why it could not be cached (a warning), or empty
   RegionFile train_regions;                   // [N, L, D + 2], in a file (region_file.h)
   NDArray validation_regions, test_regions;  // [N, L, D + 2] each
   // With options.object_regions: [N, max_regions, D + 4] each, zero-padded.
