@@ -252,14 +252,16 @@ IdxArray read_idx(const std::string& path, Index max_items) {
   if (partial) idx.shape[0] = max_items;
   const std::size_t expected =
       static_cast<std::size_t>(idx.shape.numel()) * idx_type_size(idx.type);
-  // Grow as data arrives rather than trusting the header with one huge allocation.
-  constexpr std::size_t kChunk = std::size_t{16} << 20;
-  std::size_t have = 0;
+  // Grow as data arrives rather than trusting the header with one huge allocation: from
+  // 64 KiB, doubling up to 16 MiB at a time (a damaged header cost 16 MiB per file before).
+  constexpr std::size_t kMaxChunk = std::size_t{16} << 20;
+  std::size_t have = 0, chunk = std::size_t{1} << 16;
   while (have < expected) {
-    idx.bytes.resize(std::min(expected, have + kChunk));
+    idx.bytes.resize(std::min(expected, have + chunk));
     const std::size_t n = read_up_to(file, path, idx.bytes.data() + have, idx.bytes.size() - have);
     have += n;
     if (have < idx.bytes.size()) break;
+    chunk = std::min(2 * chunk, kMaxChunk);
   }
   if (have < expected)
     fail("IDX file '{}' is truncated (expected {} bytes of data for shape {}, found {})", path,
