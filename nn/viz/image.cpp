@@ -103,6 +103,28 @@ std::string explain(const char* reason, bool read_past_end) {
   return std::string(r) + " (is the file corrupt?)";
 }
 
+// stb_image 2.27 writes past its Huffman table when a JPEG's DHT segment declares more than
+// 256 codes (an out-of-bounds write found by tests/fuzz under ASan): such tables are refused
+// here, before stb sees them. Walks the segments up to the first scan (SOS).
+bool jpeg_huffman_tables_fit(const std::vector<unsigned char>& b) {
+  if (b.size() < 2 || b[0] != 0xFF || b[1] != 0xD8) return true;  // not a JPEG
+  std::size_t at = 2;
+  while (at + 4 <= b.size() && b[at] == 0xFF) {
+    const unsigned char marker = b[at + 1];
+    const std::size_t length = std::size_t{b[at + 2]} << 8 | b[at + 3];
+    if (marker == 0xDA || length < 2) break;  // the scan: tables come before it
+    const std::size_t end = std::min(b.size(), at + 2 + length);
+    for (std::size_t t = at + 4; marker == 0xC4 && t + 17 <= end;) {
+      std::size_t codes = 0;
+      for (std::size_t i = 1; i <= 16; ++i) codes += b[t + i];
+      if (codes > 256) return false;
+      t += 17 + codes;
+    }
+    at += 2 + length;
+  }
+  return true;
+}
+
 // The whole file, or an Error naming it.
 std::vector<unsigned char> read_file(const std::filesystem::path& path) {
   std::error_code error;
@@ -174,6 +196,12 @@ struct StbReader {
 NDArray read_image(const std::filesystem::path& path, ColorMode mode) {
   StbReader reader;
   reader.bytes = read_file(path);
+  if (!jpeg_huffman_tables_fit(reader.bytes)) {
+    fail(
+        "read_image: cannot decode '{}': a Huffman table of more than 256 codes (is the file "
+        "corrupt?)",
+        path.string());
+  }
   // The size first, from the header alone: a damaged header must not make stb allocate
   // gigabytes before it finds out that the pixels are not there.
   int width = 0, height = 0, channels_in_file = 0;
