@@ -196,6 +196,14 @@ struct StbReader {
 NDArray read_image(const std::filesystem::path& path, ColorMode mode) {
   StbReader reader;
   reader.bytes = read_file(path);
+  // stb 2.27 also negates a BMP's height (bottom-up rows) without checking for INT_MIN,
+  // an overflow (UBSan, tests/fuzz): refused here.
+  const std::vector<unsigned char>& b = reader.bytes;
+  if (b.size() >= 26 && b[0] == 'B' && b[1] == 'M' && b[22] == 0 && b[23] == 0 && b[24] == 0 &&
+      b[25] == 0x80) {
+    fail("read_image: cannot decode '{}': a BMP height of -2^31 (is the file corrupt?)",
+         path.string());
+  }
   if (!jpeg_huffman_tables_fit(reader.bytes)) {
     fail(
         "read_image: cannot decode '{}': a Huffman table of more than 256 codes (is the file "
