@@ -4,6 +4,7 @@
 #include <stb_image_write.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -125,6 +126,27 @@ bool jpeg_huffman_tables_fit(const std::vector<unsigned char>& b) {
   return true;
 }
 
+// stb_image 2.27 reads a PNM header's numbers (width, height, maximum value) into an int
+// without checking for overflow (UBSan, tests/fuzz): a number of more than 9 digits is refused
+// here. Walks the header as stb does: whitespace and '#' comments, then digits, three times.
+bool pnm_header_numbers_fit(const std::vector<unsigned char>& b) {
+  if (b.size() < 2 || b[0] != 'P' || (b[1] != '5' && b[1] != '6')) return true;  // not PNM
+  std::size_t at = 2;
+  for (int number = 0; number < 3; ++number) {
+    while (at < b.size() && (std::isspace(b[at]) != 0 || b[at] == '#')) {
+      if (b[at] == '#') {
+        while (at < b.size() && b[at] != '\n' && b[at] != '\r') ++at;
+      } else {
+        ++at;
+      }
+    }
+    std::size_t digits = 0;
+    for (; at < b.size() && b[at] >= '0' && b[at] <= '9'; ++at) ++digits;
+    if (digits > 9) return false;
+  }
+  return true;
+}
+
 // The whole file, or an Error naming it.
 std::vector<unsigned char> read_file(const std::filesystem::path& path) {
   std::error_code error;
@@ -208,6 +230,12 @@ NDArray read_image(const std::filesystem::path& path, ColorMode mode) {
     fail(
         "read_image: cannot decode '{}': a Huffman table of more than 256 codes (is the file "
         "corrupt?)",
+        path.string());
+  }
+  if (!pnm_header_numbers_fit(reader.bytes)) {
+    fail(
+        "read_image: cannot decode '{}': a PNM header number of more than 9 digits (is the "
+        "file corrupt?)",
         path.string());
   }
   // The size first, from the header alone: a damaged header must not make stb allocate

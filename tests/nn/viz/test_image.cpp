@@ -167,6 +167,21 @@ TEST_CASE("viz: a picture cut short is an error naming the file, in every format
              Contains("huge.gif' is 32767x32767 pixels"));
 }
 
+TEST_CASE("viz: a PNM header number too long for an int is refused before stb reads it", "[viz]") {
+  ScratchFolder dir("pnm");
+  // stb_image 2.27 would overflow an int reading 2147483648 (found by tests/fuzz under UBSan).
+  write_bytes(dir / "wide.ppm", "P6\n# a comment 12345678901\n2147483648 5\n255\n");
+  CHECK_THAT(error_message([&] { viz::read_image(dir / "wide.ppm"); }),
+             Contains("wide.ppm") && Contains("more than 9 digits"));
+  // Nine digits and a comment with long numbers in it are left to stb (which says the file is
+  // too large or too short).
+  write_bytes(dir / "nine.ppm", "P6 # 1234567890123\n999999999 5 255\n");
+  CHECK_THAT(error_message([&] { viz::read_image(dir / "nine.ppm"); }),
+             Contains("nine.ppm") && !Contains("more than 9 digits"));
+  write_bytes(dir / "fine.ppm", ppm_file(7, 5));
+  CHECK(viz::read_image(dir / "fine.ppm").size(2) == 7);
+}
+
 TEST_CASE("viz: write_png rejects what cannot be a PNG", "[viz]") {
   ScratchFolder dir("write-errors");
   CHECK_THAT(error_message([&] {
