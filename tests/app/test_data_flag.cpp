@@ -27,7 +27,7 @@ std::string data_error(const std::string& value) {
 
 }  // namespace
 
-TEST_CASE("--data: a folder named on the command line must exist; the default need not",
+TEST_CASE("data flag: a folder named on the command line must exist; the default need not",
           "[flags]") {
   DataOptions defaults;
   REQUIRE(defaults.parse_or_throw({}));
