@@ -167,6 +167,18 @@ std::vector<std::string> output_labels(const Vocabulary& vocabulary, const Decod
   return labels;
 }
 
+std::vector<std::size_t> first_date_of_each_format(const std::vector<data::DateExample>& dates) {
+  std::vector<bool> seen(data::kDateFormats, false);
+  std::vector<std::size_t> first;
+  for (std::size_t i = 0; i < dates.size(); ++i) {
+    const auto format = static_cast<std::size_t>(dates[i].format);
+    if (seen[format]) continue;
+    seen[format] = true;
+    first.push_back(i);
+  }
+  return first;
+}
+
 viz::AttentionExample date_attention_example(const Vocabulary& target_vocabulary,
                                              const data::DateExample& example,
                                              const Decoded& decoded) {

@@ -82,6 +82,10 @@ std::vector<std::string> character_labels(const std::string& text);
 // finished.
 std::vector<std::string> output_labels(const data::Vocabulary& vocabulary, const Decoded& decoded);
 
+// The position of the first date of each format in `dates`, in order of position (the
+// attention viewer shows one date per format).
+std::vector<std::size_t> first_date_of_each_format(const std::vector<data::DateExample>& dates);
+
 // A decoded date as an example for the attention viewer (nn/viz/attention_json.h): the input
 // characters as source tokens, output_labels as target tokens and, if the output is the true
 // date, each run of output characters that come from one input span as a true span. The

@@ -27,11 +27,8 @@ std::string write_viewer_data(const seq::DateTask& task, const DateResults& resu
       .kind = "sequence",
       .seed = o.seed,
       .flags = fmt::format("--score {} --hidden {} --epochs {}", o.score, o.hidden, o.epochs)};
-  std::vector<bool> seen(data::kDateFormats, false);
-  for (std::size_t i = 0; i < task.test.size(); ++i) {
+  for (const std::size_t i : seq::first_date_of_each_format(task.test)) {
     const data::DateExample& date = task.test[i];
-    if (seen[static_cast<std::size_t>(date.format)]) continue;
-    seen[static_cast<std::size_t>(date.format)] = true;
     viz::AttentionExample e =
         seq::date_attention_example(task.target_vocabulary, date, results.decoded[i]);
     e.maps.push_back({.values = viz::map_rows(interpret::attention_matrix(

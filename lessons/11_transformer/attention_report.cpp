@@ -175,11 +175,8 @@ std::string write_viewer_data(const seq::DateTask& task, const ModelScores& s,
       .seed = o.seed,
       .flags = fmt::format("--d-model {} --heads {} --layers {} --positions {} --epochs {}",
                            o.d_model, o.heads, o.layers, o.positions, o.epochs)};
-  std::vector<bool> seen(data::kDateFormats, false);
-  for (std::size_t i = 0; i < task.test.size(); ++i) {
+  for (const std::size_t i : seq::first_date_of_each_format(task.test)) {
     const data::DateExample& date = task.test[i];
-    if (seen[static_cast<std::size_t>(date.format)]) continue;
-    seen[static_cast<std::size_t>(date.format)] = true;
     viz::AttentionExample e =
         seq::date_attention_example(task.target_vocabulary, date, s.decoded[i]);
     const Index length = static_cast<Index>(date.input.size());

@@ -225,11 +225,8 @@ std::string write_viewer_data(const Options& o, const DatesModel& m,
     const MapScore s = score_maps(m.task.test, *maps);
     scores.push_back({{"alignment (all test dates)", s.alignment}, {"mass", s.mass}});
   }
-  std::vector<bool> seen(data::kDateFormats, false);
-  for (std::size_t i = 0; i < m.task.test.size(); ++i) {
+  for (const std::size_t i : seq::first_date_of_each_format(m.task.test)) {
     const data::DateExample& date = m.task.test[i];
-    if (seen[static_cast<std::size_t>(date.format)]) continue;
-    seen[static_cast<std::size_t>(date.format)] = true;
     viz::AttentionExample e =
         seq::date_attention_example(m.task.target_vocabulary, date, m.decoded[i]);
     for (std::size_t k = 0; k < methods.size(); ++k) {
