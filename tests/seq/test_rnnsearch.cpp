@@ -17,20 +17,21 @@ using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
 
 TEST_CASE("gradcheck of the whole attention model, with padding", "[seq][gradcheck]") {
+  // Every scoring with every readout, each from its own initial weights (seeds 1-4).
+  std::uint64_t seed = 0;
   for (Scoring scoring : {Scoring::kAdditive, Scoring::kGeneral}) {
     for (Readout readout : {Readout::kMaxout, Readout::kLinear}) {
-      for (std::uint64_t seed : {1, 2}) {
-        INFO(scoring_name(scoring)
-             << " scoring, " << readout_name(readout) << " readout, seed " << seed);
-        AttentionSeq2Seq model = tiny_model(seed, scoring, readout);
-        model.to(kFloat64);
-        GradcheckResult r = gradcheck_model(model, tiny_batch(8));
-        INFO(r.report);
-        CHECK(r.ok);
-        CHECK(r.elements_checked == model.parameter_count());
-        CHECK(std::count(r.ops.begin(), r.ops.end(), "softmax") == 1);
-        CHECK(std::count(r.ops.begin(), r.ops.end(), "max") == (readout == Readout::kMaxout));
-      }
+      ++seed;
+      INFO(scoring_name(scoring) << " scoring, " << readout_name(readout) << " readout, seed "
+                                 << seed);
+      AttentionSeq2Seq model = tiny_model(seed, scoring, readout);
+      model.to(kFloat64);
+      GradcheckResult r = gradcheck_model(model, tiny_batch(8));
+      INFO(r.report);
+      CHECK(r.ok);
+      CHECK(r.elements_checked == model.parameter_count());
+      CHECK(std::count(r.ops.begin(), r.ops.end(), "softmax") == 1);
+      CHECK(std::count(r.ops.begin(), r.ops.end(), "max") == (readout == Readout::kMaxout));
     }
   }
 }
