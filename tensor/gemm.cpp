@@ -130,19 +130,22 @@ void pack_b(const float* b, Index ldb, bool transposed, Index k0, Index kc, Inde
 // the whole product. Its cost is paid once per block and spread over the block's reuses. A
 // block of A is reused by every sliver of B's columns: packing it (a scalar transpose) takes
 // about a cycle per number, the multiply-adds N / 32 cycles per number (16 lanes, two FMA
-// units), so at N = 64 packing A takes half as long as the arithmetic. A panel of B is reused
-// by every row of A. Below these sizes the operand is read where it is; above them packing
-// costs a few percent and keeps large products fast (no cache conflicts between the rows of a
-// large A or B, which sit a power of two apart in memory in many shapes).
-constexpr Index kAInPlaceMaxN = 256;  // read A in place when C has at most this many columns
-constexpr Index kBInPlaceMaxM = 128;  // read B in place when C has at most this many rows
+// units), so at N = 64 packing A takes half as long as the arithmetic. A sliver of B is reused
+// by every MR rows of A, and must stay in the L1 cache meanwhile: read in place, its KC rows
+// sit ldb floats apart, and when that is a large power of two they all fall in the same few
+// cache sets and evict each other (measured: 64 x 2048 x 2048 took 20% longer with B in place).
+// So A is read in place when C is narrow, B when C has few rows and the K block of B spans
+// little memory; otherwise packing costs a few percent and keeps large products fast.
+constexpr Index kAInPlaceMaxN = 256;       // read A in place when C has at most this many columns
+constexpr Index kBInPlaceMaxM = 128;       // read B in place when C has at most this many rows
+constexpr Index kBInPlaceMaxSpan = 16384;  // ... and a K block of B spans at most this many floats
 
 bool read_a_in_place(const GemmShape& s) {
   return s.n <= kAInPlaceMaxN;
 }
 // A transposed B must be packed: the kernel reads rows of op(B) as vectors.
-bool read_b_in_place(const GemmShape& s) {
-  return !s.transpose_b && s.m <= kBInPlaceMaxM;
+bool read_b_in_place(const GemmShape& s, Index ldb) {
+  return !s.transpose_b && s.m <= kBInPlaceMaxM && std::min(s.k, KC) * ldb <= kBInPlaceMaxSpan;
 }
 
 // One thread's GEMM over the whole of the given C.
@@ -155,7 +158,7 @@ void gemm_serial(const GemmShape& s, const float* a, Index lda, const float* b, 
     return;
   }
   PackBuffers& buffers = pack_buffers();
-  const bool pack_a_block = !read_a_in_place(s), pack_b_panel = !read_b_in_place(s);
+  const bool pack_a_block = !read_a_in_place(s), pack_b_panel = !read_b_in_place(s, ldb);
   for (Index jc = 0; jc < s.n; jc += NC) {
     const Index nc = std::min(NC, s.n - jc);
     const Index nc_whole = nc - nc % NR;  // columns in whole slivers
