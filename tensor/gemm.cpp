@@ -203,7 +203,8 @@ bool is_small(const GemmShape& s) {
 
 // Small products: a matrix-vector product in an attention step, or [1,25] @ [25,128], costs
 // less than packing its operands would. Plain loops, vectorised along a row of C (or along
-// k for a transposed B, as dot products).
+// k for a transposed B, as dot products). This file is compiled with -ffp-contract=fast, so
+// that from -O2 on `crow[j] += aip * brow[j]` is one fused multiply-add.
 void gemm_small(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
                 Index ldc) {
   for (Index i = 0; i < s.m; ++i) {

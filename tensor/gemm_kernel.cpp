@@ -13,16 +13,15 @@
 // touch only the columns that exist, so a tile at the right edge of C costs the same as a
 // full one; without AVX-512 those columns are written one number at a time.
 //
-// This file is compiled with -ffp-contract=fast, so that `acc += x * b` is one fused
-// multiply-add instruction. Every element of C is thus one chain of FMAs over k, from 0, in
-// increasing k: its value does not depend on the tile it falls in, nor on where A and B
-// were read from (tests/tensor/test_gemm_order.cpp checks it bit for bit).
+// Every element of C is one chain of fused multiply-adds over k, from 0, in increasing k: its
+// value does not depend on the tile it falls in, nor on where A and B were read from
+// (tests/tensor/test_gemm_order.cpp checks it bit for bit).
 #include "tensor/gemm_kernel.h"
 
 #include <array>
 #include <utility>
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__FMA__)
 #include <immintrin.h>
 #endif
 
@@ -72,6 +71,19 @@ inline void store_tile(const Vec* acc0, const Vec* acc1, float* c, Index ldc, in
 #endif
 }
 
+// acc + x * b, rounded once: a fused multiply-add, written out. (Left to the compiler, with
+// -ffp-contract=fast, `acc += x * b` becomes one only from -O2 on: a Debug build would round
+// twice and give other bits than a Release build.)
+inline Vec fused_multiply_add(float x, Vec b, Vec acc) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_ps(_mm512_set1_ps(x), b, acc);  // x is broadcast to every lane
+#elif defined(__FMA__)
+  return _mm256_fmadd_ps(_mm256_set1_ps(x), b, acc);
+#else
+  return acc + x * b;  // no FMA instruction: a multiply, then an add
+#endif
+}
+
 template <int Rows, bool RowMajorA>
 void kernel(Index kc, const float* a, Index lda, const float* b, Index ldb, float* c, Index ldc,
             int cols, bool add_to_c) {
@@ -81,10 +93,9 @@ void kernel(Index kc, const float* a, Index lda, const float* b, Index ldb, floa
     const Vec b1 = *reinterpret_cast<const VecU*>(b + kLanes);
 #pragma GCC unroll 16
     for (int i = 0; i < Rows; ++i) {
-      // scalar * vector broadcasts A(i, k) to every lane (an embedded-broadcast operand)
-      const float x = RowMajorA ? a[i * lda + k] : a[k * lda + i];
-      acc0[i] += x * b0;
-      acc1[i] += x * b1;
+      const float x = RowMajorA ? a[i * lda + k] : a[k * lda + i];  // A(i, k)
+      acc0[i] = fused_multiply_add(x, b0, acc0[i]);
+      acc1[i] = fused_multiply_add(x, b1, acc1[i]);
     }
     b += ldb;
   }
