@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attend.h"
@@ -270,12 +271,28 @@ void describe_setup(int threads) {
 #endif
 #if defined(ATTEND_BENCH_HAVE_OPENBLAS)
   openblas_set_num_threads(threads);  // whatever OPENBLAS_NUM_THREADS says
-  benchmark::AddCustomContext("openblas_core", openblas_get_corename());
+  const std::string core = openblas_get_corename();
+  benchmark::AddCustomContext("openblas_core", core);
   benchmark::AddCustomContext("openblas_threads", std::to_string(openblas_get_num_threads()));
+#if defined(__AVX512F__)
+  // OpenBLAS 0.3.21 knows no Intel CPU newer than Cooper Lake: on a Sapphire or Emerald Rapids
+  // Xeon it falls back to its SSE3 kernels ("Prescott"), several times slower than its AVX-512
+  // ones.
+  const bool avx512_core = core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids";
+  if (!avx512_core)
+    fmt::print(stderr,
+               "bench_gemm: warning: OpenBLAS chose its {} kernels on this AVX-512 CPU; the "
+               "comparison is unfair to it.\n  If it did not recognise the CPU, run with "
+               "OPENBLAS_CORETYPE=Cooperlake (bench/README.md).\n",
+               core);
+#else
+  const bool avx512_core = false;
+#endif
   for (const char* variable : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"}) {
     const char* value = std::getenv(variable);
     benchmark::AddCustomContext(variable, value != nullptr ? value : "(unset)");
-    if (value != nullptr)
+    // A core type that names AVX-512 kernels on an AVX-512 CPU is the fix above, not a problem.
+    if (value != nullptr && !(avx512_core && std::string_view(variable) == "OPENBLAS_CORETYPE"))
       fmt::print(stderr,
                  "bench_gemm: warning: {}={} is set; it can make OpenBLAS pick slower kernels. "
                  "For the fair comparison run under\n  env -u OPENBLAS_CORETYPE -u "

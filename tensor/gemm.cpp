@@ -7,48 +7,47 @@
 //       for each block of MC rows of op(A)                 (A block lives in L2)
 //         pack the MC x KC block of op(A) into slivers MR tall
 //         for each B sliver (KC x NR, stays in L1)
-//           for each A sliver: the micro-kernel adds the MR x NR product into C
+//           for each MR rows of A: the micro-kernel adds the MR x NR product into C
 //
-// The micro-kernel keeps a whole MR x NR tile of C in vector registers (12 x 32 floats =
-// 24 AVX-512 registers) and, for each k, does MR broadcast-multiply-adds with two vectors of
-// B. Packing puts the numbers it reads in exactly the order it reads them, so every load is
-// contiguous, and zero-pads the edges so the kernel never needs a bounds check.
+// The micro-kernel (gemm_kernel.cpp) keeps a whole MR x NR tile of C in vector registers
+// (12 x 32 floats = 24 AVX-512 registers) and, for each k, does MR broadcast-multiply-adds with
+// two vectors of B. Packing puts the numbers it reads in exactly the order it reads them, so
+// every load is contiguous and the blocks stay in their caches however large A and B are.
 //
-// This file is compiled with -ffp-contract=fast, so that `acc += a * b` becomes one fused
-// multiply-add instruction.
+// Packing is a copy, though, and on small products it costs as much as the arithmetic (see
+// read_a_in_place below). The kernel reads A one number at a time, so it can take A's rows
+// where they are; and it reads B a row of a sliver at a time, which in a B that is not
+// transposed is NR consecutive numbers of one of B's rows. So a product with few columns reads
+// A in place, and one with few rows reads B in place (but for a last sliver narrower than NR,
+// which is copied with zeros after its columns: the kernel reads all NR). The tiles at C's
+// bottom and right edges go through the kernel too, which computes only their rows and
+// stores only their columns.
+//
+// Whatever is packed or not, every element of C is the same sum in the same order: over each
+// K block, one fused multiply-add per k from 0, the blocks added to C one after the other
+// (tests/tensor/test_gemm_order.cpp checks it bit for bit). Only the way M and N are cut into
+// tiles and where the numbers are read from depend on the shape.
 #include "tensor/gemm.h"
 
 #include <algorithm>
 
 #include "tensor/allocator.h"
+#include "tensor/gemm_kernel.h"
 #include "tensor/parallel.h"
 
 namespace attend {
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kLanes = 16;  // floats per vector register
-constexpr int MR = 12;
-#elif defined(__AVX__)
-constexpr int kLanes = 8;
-constexpr int MR = 6;
-#else
-constexpr int kLanes = 4;
-constexpr int MR = 4;
-#endif
-constexpr int NR = 2 * kLanes;
+using gemm_detail::MR;
+using gemm_detail::NR;
+using gemm_detail::TileA;
+
 constexpr Index KC = 256;
 constexpr Index MC = MR * 12;
 constexpr Index NC = NR * 32;
 // Products with at most this many rows, or this many multiply-adds, are not packed.
 constexpr Index kSmallRows = 2;
 constexpr Index kSmallWork = Index{1} << 14;
-
-// GCC vector types: arithmetic on them compiles to SIMD instructions. may_alias lets them
-// read float arrays; the unaligned variant is for rows of C, which have no alignment.
-typedef float Vec __attribute__((vector_size(kLanes * sizeof(float)), may_alias));
-typedef float VecU
-    __attribute__((vector_size(kLanes * sizeof(float)), may_alias, aligned(alignof(float))));
 
 // Packing buffers, one pair per thread, grown on demand and kept: no allocation per call.
 struct PackBuffers {
@@ -72,7 +71,8 @@ PackBuffers& pack_buffers() {
 }
 
 // Rows i0..i0+mc of op(A), columns k0..k0+kc, into slivers of MR rows: sliver s holds
-// element (i, k) at [k * MR + i], zero rows past the edge.
+// element (i, k) at [k * MR + i] (the last sliver may have fewer rows: the kernel reads only
+// the rows it is asked for).
 void pack_a(const float* a, Index lda, bool transposed, Index i0, Index mc, Index k0, Index kc,
             float* packed) {
   for (Index s = 0; s < mc; s += MR) {
@@ -89,8 +89,6 @@ void pack_a(const float* a, Index lda, bool transposed, Index i0, Index mc, Inde
         for (Index i = 0; i < rows; ++i) dst[k * MR + i] = src[i];
       }
     }
-    for (Index k = 0; k < kc; ++k)
-      for (Index i = rows; i < MR; ++i) dst[k * MR + i] = 0;
   }
 }
 
@@ -128,42 +126,26 @@ void pack_b(const float* b, Index ldb, bool transposed, Index k0, Index kc, Inde
   }
 }
 
-// C[0:MR, 0:NR] (+)= sum over k of packed A column k (MR values) times packed B row k (NR).
-void micro_kernel(Index kc, const float* ap, const float* bp, float* c, Index ldc, bool add_to_c) {
-  Vec acc0[MR] = {}, acc1[MR] = {};
-  for (Index k = 0; k < kc; ++k) {
-    const Vec b0 = *reinterpret_cast<const Vec*>(bp);
-    const Vec b1 = *reinterpret_cast<const Vec*>(bp + kLanes);
-#pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i) {
-      // scalar * vector broadcasts A(i, k) to every lane (an embedded-broadcast operand)
-      acc0[i] += ap[i] * b0;
-      acc1[i] += ap[i] * b1;
-    }
-    ap += MR;
-    bp += NR;
-  }
-#pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i) {
-    VecU* row = reinterpret_cast<VecU*>(c + i * ldc);
-    if (add_to_c) {
-      row[0] += acc0[i];
-      row[1] += acc1[i];
-    } else {
-      row[0] = acc0[i];
-      row[1] = acc1[i];
-    }
-  }
-}
+// Packing copies an operand so that the kernel's reads are contiguous and stay in cache over
+// the whole product. Its cost is paid once per block and spread over the block's reuses. A
+// block of A is reused by every sliver of B's columns: packing it (a scalar transpose) takes
+// about a cycle per number, the multiply-adds N / 32 cycles per number (16 lanes, two FMA
+// units), so at N = 64 packing A takes half as long as the arithmetic. A sliver of B is reused
+// by every MR rows of A, and must stay in the L1 cache meanwhile: read in place, its KC rows
+// sit ldb floats apart, and when that is a large power of two they all fall in the same few
+// cache sets and evict each other (measured: 64 x 2048 x 2048 took 20% longer with B in place).
+// So A is read in place when C is narrow, B when C has few rows and the K block of B spans
+// little memory; otherwise packing costs a few percent and keeps large products fast.
+constexpr Index kAInPlaceMaxN = 256;       // read A in place when C has at most this many columns
+constexpr Index kBInPlaceMaxM = 128;       // read B in place when C has at most this many rows
+constexpr Index kBInPlaceMaxSpan = 16384;  // ... and a K block of B spans at most this many floats
 
-// A partial tile at the bottom or right edge: compute the full tile aside, keep mr x nr.
-void edge_tile(Index kc, const float* ap, const float* bp, float* c, Index ldc, Index mr, Index nr,
-               bool add_to_c) {
-  alignas(64) float tile[MR * NR];
-  micro_kernel(kc, ap, bp, tile, NR, false);
-  for (Index i = 0; i < mr; ++i)
-    for (Index j = 0; j < nr; ++j)
-      c[i * ldc + j] = (add_to_c ? c[i * ldc + j] : 0.0f) + tile[i * NR + j];
+bool read_a_in_place(const GemmShape& s) {
+  return s.n <= kAInPlaceMaxN;
+}
+// A transposed B must be packed: the kernel reads rows of op(B) as vectors.
+bool read_b_in_place(const GemmShape& s, Index ldb) {
+  return !s.transpose_b && s.m <= kBInPlaceMaxM && std::min(s.k, KC) * ldb <= kBInPlaceMaxSpan;
 }
 
 // One thread's GEMM over the whole of the given C.
@@ -176,26 +158,37 @@ void gemm_serial(const GemmShape& s, const float* a, Index lda, const float* b, 
     return;
   }
   PackBuffers& buffers = pack_buffers();
+  const bool pack_a_block = !read_a_in_place(s), pack_b_panel = !read_b_in_place(s, ldb);
   for (Index jc = 0; jc < s.n; jc += NC) {
     const Index nc = std::min(NC, s.n - jc);
+    const Index nc_whole = nc - nc % NR;  // columns in whole slivers
     for (Index pc = 0; pc < s.k; pc += KC) {
       const Index kc = std::min(KC, s.k - pc);
-      pack_b(b, ldb, s.transpose_b, pc, kc, jc, nc, buffers.b);
+      if (pack_b_panel)
+        pack_b(b, ldb, s.transpose_b, pc, kc, jc, nc, buffers.b);
+      else if (nc_whole < nc)  // B in place, but the kernel reads NR columns: pad the last sliver
+        pack_b(b, ldb, false, pc, kc, jc + nc_whole, nc - nc_whole, buffers.b);
       const bool add_to_c = s.accumulate || pc > 0;  // later K blocks add to the first
       for (Index ic = 0; ic < s.m; ic += MC) {
         const Index mc = std::min(MC, s.m - ic);
-        pack_a(a, lda, s.transpose_a, ic, mc, pc, kc, buffers.a);
+        if (pack_a_block) pack_a(a, lda, s.transpose_a, ic, mc, pc, kc, buffers.a);
         for (Index jr = 0; jr < nc; jr += NR) {
-          const Index nr = std::min<Index>(NR, nc - jr);
+          const int cols = static_cast<int>(std::min<Index>(NR, nc - jr));
+          const float* bp = buffers.b + jr * kc;  // packed: row k of the sliver at bp + k * NR
+          Index b_ld = NR;
+          if (!pack_b_panel) {
+            bp = jr < nc_whole ? b + pc * ldb + jc + jr : buffers.b;
+            b_ld = jr < nc_whole ? ldb : NR;
+          }
           for (Index ir = 0; ir < mc; ir += MR) {
-            const Index mr = std::min<Index>(MR, mc - ir);
-            float* tile = c + (ic + ir) * ldc + jc + jr;
-            const float* ap = buffers.a + ir * kc;
-            const float* bp = buffers.b + jr * kc;
-            if (mr == MR && nr == NR)
-              micro_kernel(kc, ap, bp, tile, ldc, add_to_c);
-            else
-              edge_tile(kc, ap, bp, tile, ldc, mr, nr, add_to_c);
+            const int rows = static_cast<int>(std::min<Index>(MR, mc - ir));
+            const Index i = ic + ir;
+            TileA tile_a{buffers.a + ir * kc, MR, false};
+            if (!pack_a_block)
+              tile_a = s.transpose_a ? TileA{a + pc * lda + i, lda, false}
+                                     : TileA{a + i * lda + pc, lda, true};
+            gemm_detail::multiply_tile(kc, tile_a, bp, b_ld, c + i * ldc + jc + jr, ldc, rows, cols,
+                                       add_to_c);
           }
         }
       }
@@ -210,7 +203,8 @@ bool is_small(const GemmShape& s) {
 
 // Small products: a matrix-vector product in an attention step, or [1,25] @ [25,128], costs
 // less than packing its operands would. Plain loops, vectorised along a row of C (or along
-// k for a transposed B, as dot products).
+// k for a transposed B, as dot products). This file is compiled with -ffp-contract=fast, so
+// that from -O2 on `crow[j] += aip * brow[j]` is one fused multiply-add.
 void gemm_small(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
                 Index ldc) {
   for (Index i = 0; i < s.m; ++i) {

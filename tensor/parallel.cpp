@@ -44,8 +44,11 @@ class ThreadPool {
   void resize(int threads) {
     stop();
     stopping_ = false;
+    // A new worker waits for the next job, not for the jobs the pool ran before it was
+    // resized (it would wake at once and run task_, which is null between jobs).
+    const std::uint64_t next = generation_;
     try {
-      for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
+      for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t, next] { work(t, next); });
     } catch (const std::system_error&) {
     }
   }
@@ -74,8 +77,7 @@ class ThreadPool {
   }
 
  private:
-  void work(int t) {
-    std::uint64_t seen = 0;
+  void work(int t, std::uint64_t seen) {
     for (;;) {
       const std::function<void(int)>* task;
       {
