@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tensor/elementwise.h"
 #include "tensor/error.h"
 
 namespace attend::interpret {
@@ -50,6 +51,13 @@ double mass_inside_boxes(const NDArray& map, const std::vector<data::Box>& boxes
     if (pointing_hit(p, boxes, 0)) inside += values[i];
   }
   return total > 0 ? inside / total : 0.0;
+}
+
+NDArray non_negative_map(const NDArray& map) {
+  const std::vector<double> values = map.to_vector();
+  if (values.empty()) return map;
+  const double lowest = *std::min_element(values.begin(), values.end());
+  return lowest < 0 ? map - lowest : map;
 }
 
 PointingTally::PointingTally(Index classes)

@@ -40,6 +40,11 @@ double hit_area_share(const std::vector<data::Box>& boxes, Index size, double to
 // map.
 double mass_inside_boxes(const NDArray& map, const std::vector<data::Box>& boxes);
 
+// The map as the overlays show it and mass_inside_boxes reads it: shifted so that its smallest
+// value is 0 when it has negative values (input x gradient, a Grad-CAM before its ReLU);
+// unchanged otherwise.
+NDArray non_negative_map(const NDArray& map);
+
 // Hits and pairs counted per class, for one kind of map.
 class PointingTally {
  public:

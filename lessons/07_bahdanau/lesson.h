@@ -153,8 +153,15 @@ Words words_of(const Vocabulary& vocabulary, const TokenIds& tokens);
 struct TranslationResults {
   double greedy_bleu = 0, beam_bleu = 0;
 };
+// One translation as the viewer's example (docs/viewer.md): the German words as the source
+// (an unknown one marked " (unk)", as the heatmaps label it), the output's labels as the
+// target (seq::output_labels), its attention as the one map, its sentence BLEU beside it.
+viz::AttentionExample sentence_example(const TranslationTask& task, const Words& source,
+                                       const Decoded& decoded, double bleu);
+
 // Section 6: the German-English pairs, a model trained on them, its held-out BLEU-4 (greedy
-// and beam search) and the heatmaps of its best short translations.
+// and beam search) and the heatmaps of its best short translations (and the viewer's run
+// "<out's name>/de_en").
 TranslationResults translate_german(app::Transcript& t, const Options& o);
 
 }  // namespace attend::lesson07

@@ -105,7 +105,9 @@ void train_translation(app::Transcript& t, seq::AttentionSeq2Seq& model,
 }
 
 // The heatmaps: the short held-out sentences (at most kHeatmapWords words) that the model
-// translates best. Where the translation is right, the alignment can be read.
+// translates best. Where the translation is right, the alignment can be read. The same maps
+// go to the interactive viewer (docs/viewer.md) as the run "<out>/de_en", with each
+// sentence's BLEU beside its map.
 void draw_sentence_heatmaps(app::Transcript& t, const TranslationTask& task,
                             const std::vector<seq::Decoded>& beam_out, const Options& o) {
   std::vector<std::pair<double, std::size_t>> ranked;
@@ -119,25 +121,46 @@ void draw_sentence_heatmaps(app::Transcript& t, const TranslationTask& task,
       "\nThe {} short held-out sentences (at most {} words) with the best sentence BLEU, and\n"
       "their attention (beam search):\n",
       kSentenceHeatmaps, kHeatmapWords);
+  viz::AttentionRun run{.lesson = "07_bahdanau",
+                        .title =
+                            "RNNsearch's attention over the German words of its best short "
+                            "held-out translations (beam search)",
+                        .kind = "sequence",
+                        .seed = o.seed,
+                        .flags = fmt::format("--score {} --de-en-hidden {} --beam {}", o.score,
+                                             o.de_en_hidden, o.beam)};
   for (std::size_t k = 0; k < ranked.size() && k < kSentenceHeatmaps; ++k) {
     const std::size_t i = ranked[k].second;
     const Words& source = task.test_source[i];
     const Words output = words_of(task.target_vocabulary, beam_out[i].tokens);
-    const Words rows = seq::output_labels(task.target_vocabulary, beam_out[i]);
-    Words columns;
-    for (const std::string& w : source)
-      columns.push_back(task.source_vocabulary.contains(w) ? w : w + " (unk)");
+    const viz::AttentionExample& e =
+        run.examples.emplace_back(sentence_example(task, source, beam_out[i], -ranked[k].first));
     const std::string png = fmt::format("{}/attention_de_en_{}.png", o.out, k + 1);
     viz::plot_attention(
         png, interpret::attention_matrix(beam_out[i].weights, static_cast<Index>(source.size())),
-        rows, columns, fmt::format("{}", fmt::join(source, " ")));
+        e.target, e.source, e.name);
     t.say("  {}\n    model:     {}\n    reference: {}   (sentence BLEU {:.1f})\n    -> {}\n",
           fmt::join(source, " "), fmt::join(output, " "), fmt::join(task.test_target[i], " "),
           -100 * ranked[k].first, png);
   }
+  if (run.examples.empty()) return;
+  t.say("Wrote {}/de_en/attention.json (these maps); to explore them, open {}.\n", o.out,
+        viz::write_attention_run(o.out, run, "de_en").string());
 }
 
 }  // namespace
+
+viz::AttentionExample sentence_example(const TranslationTask& task, const Words& source,
+                                       const Decoded& decoded, double bleu) {
+  viz::AttentionExample e{.name = fmt::format("{}", fmt::join(source, " ")),
+                          .target = seq::output_labels(task.target_vocabulary, decoded)};
+  for (const std::string& w : source)
+    e.source.push_back(task.source_vocabulary.contains(w) ? w : w + " (unk)");
+  e.maps.push_back({.values = viz::map_rows(interpret::attention_matrix(
+                        decoded.weights, static_cast<Index>(source.size()))),
+                    .scores = {{"sentence BLEU", bleu}}});
+  return e;
+}
 
 TranslationResults translate_german(app::Transcript& t, const Options& o) {
   t.heading("6. German to English");

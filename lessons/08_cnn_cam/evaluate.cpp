@@ -43,13 +43,6 @@ NDArray map_at(const NDArray& maps, Index b, Index size) {
                                                       : interpret::upsample_map(grid, size);
 }
 
-// The map as the overlays show it: shifted so that its smallest value is 0.
-NDArray non_negative(const NDArray& map) {
-  const std::vector<double> values = map.to_vector();
-  const double lowest = *std::min_element(values.begin(), values.end());
-  return lowest < 0 ? map - lowest : map;
-}
-
 }  // namespace
 
 const char* map_kind_name(int kind) {
@@ -112,7 +105,7 @@ void score_pair(const ClassOnCanvas& pair, const std::vector<NDArray>& maps, Ind
     const NDArray map = map_at(maps[static_cast<std::size_t>(kind)], b, size);
     points.push_back(interpret::map_maximum(map));
     hits.push_back(interpret::pointing_hit(points.back(), boxes, tolerance) ? 1 : 0);
-    const double mass = interpret::mass_inside_boxes(non_negative(map), boxes);
+    const double mass = interpret::mass_inside_boxes(interpret::non_negative_map(map), boxes);
     results.all[static_cast<std::size_t>(kind)].record(pair.label, hits.back(), mass);
     if (pair.distractor)
       results.with_distractor[static_cast<std::size_t>(kind)].record(pair.label, hits.back(), mass);

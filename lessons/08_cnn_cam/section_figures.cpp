@@ -25,18 +25,9 @@ std::vector<viz::Panel> figure_row(CamClassifier& model, const CanvasData& d, In
         explanation_maps(model, image.reshape({1, 3, size, size}), {pair.label}, gen);
     const std::vector<data::Box> boxes = boxes_of_class(objects, pair.label);
     const std::string& noun = nouns[static_cast<std::size_t>(pair.label)];
-    viz::AttentionExample& e =
-        run.examples.emplace_back(viz::AttentionExample{.name = fmt::format("test {}: {}", i, noun),
-                                                        .target = {noun},
-                                                        .image = viz::png_data_uri(image),
-                                                        .image_width = size,
-                                                        .image_height = size});
-    for (const data::Box& b : boxes)
-      e.boxes.push_back({.x0 = static_cast<double>(b.x0),
-                         .y0 = static_cast<double>(b.y0),
-                         .x1 = static_cast<double>(b.x1),
-                         .y1 = static_cast<double>(b.y1),
-                         .label = noun});
+    viz::AttentionExample& e = run.examples.emplace_back(
+        viz::image_example(fmt::format("test {}: {}", i, noun), image, boxes, noun));
+    e.target = {noun};
     for (const auto& [kind, tag] : shown) {
       const NDArray& grids = maps[static_cast<std::size_t>(kind)];  // [1, h, w]
       const NDArray grid = grids.reshape({grids.size(1), grids.size(2)});

@@ -122,13 +122,6 @@ void score_curves(ImageScores& s, const std::vector<std::vector<double>>& releva
   }
 }
 
-// The map as the overlays show it: shifted so that its smallest value is 0.
-NDArray non_negative(const NDArray& map) {
-  const std::vector<double> values = map.to_vector();
-  const double lowest = *std::min_element(values.begin(), values.end());
-  return lowest < 0 ? map - lowest : map;
-}
-
 // Pointing game and mass for every method's map of pair p (image b of the batch), then the
 // curves if p is among the first curve_pairs.
 void score_pair(ImageScores& s, Index p, const MapBatch& maps, Index b, const NDArray& image,
@@ -145,10 +138,8 @@ void score_pair(ImageScores& s, Index p, const MapBatch& maps, Index b, const ND
   for (std::size_t row = 0; row < maps.maps.size(); ++row) {
     if (!maps.maps[row].defined() || (row == kFlow && pair.canvas >= o.flow_canvases)) continue;
     const NDArray map = map_of(maps.maps[row], b);
-    const NDArray pixels = map.size(0) == size ? map : interpret::upsample_map(map, size);
-    const bool hit = interpret::pointing_hit(interpret::map_maximum(pixels), boxes, o.tolerance);
-    s.methods[row].pointing.record(pair.label, hit ? 1 : 0,
-                                   interpret::mass_inside_boxes(non_negative(pixels), boxes));
+    const BoxScore score = box_score(map, boxes, size, o.tolerance);
+    s.methods[row].pointing.record(pair.label, score.hit ? 1 : 0, score.mass);
     ++s.methods[row].pairs;
     if (curves) relevance[row] = patch_relevance(map, vit.vit.grid());
   }
@@ -178,6 +169,13 @@ void average_curves(ImageScores& s) {
 }
 
 }  // namespace
+
+BoxScore box_score(const NDArray& map, const std::vector<data::Box>& boxes, Index size,
+                   double tolerance) {
+  const NDArray pixels = map.size(0) == size ? map : interpret::upsample_map(map, size);
+  return {.hit = interpret::pointing_hit(interpret::map_maximum(pixels), boxes, tolerance),
+          .mass = interpret::mass_inside_boxes(interpret::non_negative_map(pixels), boxes)};
+}
 
 std::vector<CurvePair> perturbation_curves(nn::UnaryModule& model, const NDArray& image,
                                            Index label,

@@ -169,10 +169,22 @@ void section_method_figure(app::Transcript& t, const Options& o, const vision::C
                            vision::CamClassifier& cnn, CanvasVit& vit) {
   if (o.image_figures == 0) return;
   t.heading("Images 4. Every method's map of the same canvases");
-  write_method_figure(o.out + "/image_maps.png", vit, cnn, d.test, d.class_names, o.image_figures,
-                      o.seed);
+  viz::AttentionRun run{
+      .lesson = "13_reading_attention",
+      .title =
+          "every method's map of the first test canvases, with its "
+          "pointing game hit and mass in the class's boxes",
+      .kind = "image",
+      .seed = o.seed,
+      .flags = fmt::format("--image-figures {} --tolerance {}", o.image_figures, o.tolerance)};
+  run.examples = write_method_figure(o.out + "/image_maps.png", vit, cnn, d.test, d.class_names,
+                                     o.image_figures, o.seed, o.tolerance);
   t.say("Wrote {}/image_maps.png: one row per method, one column per test canvas; the\n", o.out);
   t.say("class's boxes in cyan, a cross at each map's largest pixel.\n");
+  if (run.examples.empty()) return;
+  const std::filesystem::path page = viz::write_attention_run(o.out, run, "images");
+  t.say("Wrote {}/images/attention.json (these maps and their scores); to explore it, open {}.\n",
+        o.out, page.string());
 }
 
 }  // namespace attend::lesson13

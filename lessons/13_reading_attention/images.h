@@ -130,6 +130,16 @@ std::vector<CurvePair> perturbation_curves(nn::UnaryModule& model, const NDArray
                                            const std::vector<std::vector<double>>& relevance,
                                            Index grid, double fill, Index steps);
 
+// One map [h, w] (at its method's resolution) against the boxes: the pointing game (its
+// largest pixel, once upsampled to size x size, within tolerance pixels of a box) and the
+// share of its mass inside the boxes (shifted to be non-negative, as the figures show it).
+struct BoxScore {
+  bool hit = false;
+  double mass = 0;
+};
+BoxScore box_score(const NDArray& map, const std::vector<data::Box>& boxes, Index size,
+                   double tolerance);
+
 struct ScoreOptions {
   double tolerance = 2;
   Index flow_canvases = 100;
@@ -188,10 +198,15 @@ SanityCurves compare_models(CanvasVit& trained, CanvasVit& other, const vision::
 // ---- (e) figures: image_figures.cpp -----------------------------------------------------------
 
 // Every method's map (rows) of the first `count` pairs on different canvases (columns), over
-// the canvases, with the class's boxes and each map's peak; written to png.
-void write_method_figure(const std::string& png, CanvasVit& vit, vision::CamClassifier& cnn,
-                         const vision::CanvasSet& set, const std::vector<std::string>& class_names,
-                         Index count, std::uint64_t seed);
+// the canvases, with the class's boxes and each map's peak; written to png. Returns the same
+// pairs as the viewer's examples (docs/viewer.md): the canvas, the boxes, and every method's
+// map with its pointing game hit (within tolerance pixels) and mass in the boxes.
+std::vector<viz::AttentionExample> write_method_figure(const std::string& png, CanvasVit& vit,
+                                                       vision::CamClassifier& cnn,
+                                                       const vision::CanvasSet& set,
+                                                       const std::vector<std::string>& class_names,
+                                                       Index count, std::uint64_t seed,
+                                                       double tolerance);
 
 // ---- the program's sections: image_sections.cpp ----------------------------------------------
 

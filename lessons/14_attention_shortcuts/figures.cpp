@@ -40,8 +40,11 @@ ColumnMaps column_maps(const MapColumn& column, const NDArray& images, Index lab
 
 }  // namespace
 
-void write_overlays(const std::string& png, const CueSet& set, const std::vector<Index>& canvases,
-                    Index label, const std::vector<MapColumn>& columns, Index zoom) {
+std::vector<viz::AttentionExample> write_overlays(const std::string& png, const CueSet& set,
+                                                  const std::vector<Index>& canvases, Index label,
+                                                  const std::string& class_name,
+                                                  const std::vector<MapColumn>& columns,
+                                                  Index zoom) {
   if (canvases.empty()) fail("write_overlays: no canvases to draw");
   std::vector<std::int64_t> ids(canvases.begin(), canvases.end());
   const NDArray images =
@@ -50,24 +53,40 @@ void write_overlays(const std::string& png, const CueSet& set, const std::vector
   for (const MapColumn& column : columns) maps.push_back(column_maps(column, images, label));
   const Index side = images.size(2);
   std::vector<std::vector<viz::Panel>> rows;
+  std::vector<viz::AttentionExample> examples;
   for (std::size_t r = 0; r < canvases.size(); ++r) {
     const auto i = static_cast<std::size_t>(canvases[r]);
     const auto row = static_cast<Index>(r);
     const NDArray canvas = slice(images, 0, row, row + 1).reshape({3, side, side});
-    std::vector<data::Box> outlined = boxes_of_class(set.set.objects[i], label);
+    const std::vector<data::Box> items = boxes_of_class(set.set.objects[i], label);
+    std::vector<data::Box> outlined = items;
     const bool item = !outlined.empty();
     if (set.has_cue[i]) outlined.push_back(set.cue_box[i]);
-    std::vector<viz::Panel> panels = {
-        viz::image_panel(canvas, outlined, zoom, canvas_caption(item, set.has_cue[i]))};
-    for (std::size_t c = 0; c < columns.size(); ++c)
-      panels.push_back(viz::map_panel(
-          canvas, slice(maps[c].maps, 0, row, row + 1).reshape({side, side}), outlined, zoom,
-          fmt::format("{} {:.2f}", columns[c].name, maps[c].probability[r])));
+    const std::string caption = canvas_caption(item, set.has_cue[i]);
+    std::vector<viz::Panel> panels = {viz::image_panel(canvas, outlined, zoom, caption)};
+    // The viewer's example: the canvas, the item's boxes and the band's, every model's map.
+    viz::AttentionExample& e = examples.emplace_back(viz::image_example(
+        fmt::format("conflicting test canvas {}: {}", i, caption), canvas, items, class_name));
+    if (set.has_cue[i]) e.boxes.push_back(viz::attention_box(set.cue_box[i], "band"));
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const NDArray map = slice(maps[c].maps, 0, row, row + 1).reshape({side, side});
+      panels.push_back(
+          viz::map_panel(canvas, map, outlined, zoom,
+                         fmt::format("{} {:.2f}", columns[c].name, maps[c].probability[r])));
+      viz::AttentionMap& m = e.maps.emplace_back(
+          viz::AttentionMap{.method = columns[c].name, .values = viz::map_rows(map)});
+      m.scores.emplace_back("probability of the class", maps[c].probability[r]);
+      if (item) m.scores.emplace_back("mass in box", interpret::mass_inside_boxes(map, items));
+      if (set.has_cue[i])
+        m.scores.emplace_back("mass on the band",
+                              interpret::mass_inside_boxes(map, {set.cue_box[i]}));
+    }
     rows.push_back(panels);
   }
   viz::write_panels(png, rows,
                     {.scale_note = "each map scaled to its own maximum; under it, the model's "
                                    "probability that the class is on the canvas"});
+  return examples;
 }
 
 }  // namespace attend::lesson14

@@ -187,8 +187,13 @@ struct MapColumn {
 
 // One row per chosen test canvas: the canvas (zoomed, the cue class's boxes and the band
 // outlined), then each column's map of the cue class over it, captioned with the column's
-// name and its probability that the class is there (viz::write_panels).
-void write_overlays(const std::string& png, const CueSet& set, const std::vector<Index>& canvases,
-                    Index label, const std::vector<MapColumn>& columns, Index zoom);
+// name and its probability that the class is there (viz::write_panels). Returns the same
+// canvases as the viewer's examples (docs/viewer.md): each column's map as a method, with its
+// probability, its mass in the item's boxes and on the band (when the canvas has them).
+std::vector<viz::AttentionExample> write_overlays(const std::string& png, const CueSet& set,
+                                                  const std::vector<Index>& canvases, Index label,
+                                                  const std::string& class_name,
+                                                  const std::vector<MapColumn>& columns,
+                                                  Index zoom);
 
 }  // namespace attend::lesson14

@@ -123,8 +123,18 @@ void section_figures(Transcript& t, const Options& o, const ShortcutData& d,
   item.insert(item.end(), band.begin(), band.end());
   std::vector<MapColumn> columns;
   for (const Trained* r : rows) columns.push_back({r->name, r->pointers()});
-  write_overlays(o.out + "/overlays.png", d.conflicting, item, d.cue_class, columns, kZoom);
+  viz::AttentionRun run{
+      .lesson = "14_attention_shortcuts",
+      .title = "each model's map of the cue class on conflicting test canvases (scaled Grad-CAM)",
+      .kind = "image",
+      .seed = o.seed,
+      .flags = fmt::format("--figures {}", o.figures)};
+  run.examples =
+      write_overlays(o.out + "/overlays.png", d.conflicting, item, d.cue_class,
+                     d.class_names[static_cast<std::size_t>(d.cue_class)], columns, kZoom);
   t.say("Wrote overlays.png: conflicting canvases, each model's map of the cue class.\n");
+  t.say("Wrote {}/attention.json (these maps and their scores); to explore it, open {}.\n", o.out,
+        viz::write_attention_run(o.out, run).string());
 }
 
 // Sections 1-6: the shortcut, the three fixes, the table and overlays.png.

@@ -161,16 +161,21 @@ NDArray pixel_map(std::span<const double> weights, const std::vector<data::Box>*
 }
 
 // regions.png: one test canvas, its reference caption fed in; per word, the grid captioner's
-// attention (top row) and the object captioner's (bottom row).
-void write_region_figure(const std::string& png, const CanvasExample& canvas,
-                         const std::vector<data::Box>& proposals, const RegionRun& grid,
-                         const RegionRun& objects) {
+// attention (top row) and the object captioner's (bottom row). Returns the same maps as the
+// viewer's example: one step per word, the grid's (its 8x8 cells) and the objects' (each
+// proposal's weight over its box) as two methods, the objects' boxes as the truth.
+viz::AttentionExample write_region_figure(const std::string& png, const std::string& name,
+                                          const CanvasExample& canvas,
+                                          const std::vector<data::Box>& proposals,
+                                          const RegionRun& grid, const RegionRun& objects) {
   const Index side = canvas.image.size(-1);
   std::vector<data::Box> boxes;
   for (const data::CanvasObject& object : canvas.objects) boxes.push_back(object.box);
   std::vector<std::vector<viz::Panel>> rows = {
       {viz::image_panel(canvas.image, boxes, kZoom, "objects' boxes")},
       {viz::image_panel(canvas.image, proposals, kZoom, "proposals")}};
+  viz::AttentionExample e = viz::image_example(name, canvas.image, boxes, "object");
+  e.target = canvas.words;
   for (std::size_t t = 0; t < canvas.words.size(); ++t)
     for (int r = 0; r < 2; ++r) {
       const NDArray maps = (r == 0 ? grid : objects).figure_maps.to(kFloat64);
@@ -179,11 +184,18 @@ void write_region_figure(const std::string& png, const CanvasExample& canvas,
       rows[static_cast<std::size_t>(r)].push_back(
           viz::map_panel(canvas.image, pixel_map(w, r == 0 ? nullptr : &proposals, side), boxes,
                          kZoom, canvas.words[t]));
+      const NDArray cells =
+          r == 0 ? pixel_map(w, nullptr, kGridSide) : pixel_map(w, &proposals, side);
+      e.maps.push_back({.step = static_cast<int>(t),
+                        .method = (r == 0 ? grid : objects).name,
+                        .token = canvas.words[t],
+                        .values = viz::map_rows(cells)});
     }
   viz::write_panels(png, rows,
                     {.row_labels = {"grid", "objects"},
                      .scale_note = "attention at each word of the reference caption, each map "
                                    "scaled to its own maximum"});
+  return e;
 }
 
 // The table: the scores side by side (and in regions.csv), then the time per caption.
@@ -259,10 +271,21 @@ void section_regions(app::Transcript& t, const Options& o) {
                    std::span(d.splits.test).subspan(static_cast<std::size_t>(i), 1));
   });
   say_region_table(t, o, {&grid, &objects}, cnn_ms, propose_ms);
-  write_region_figure(o.out + "/regions.png", d.splits.test[static_cast<std::size_t>(figure)],
-                      d.test_objects.boxes[static_cast<std::size_t>(figure)], grid, objects);
+  viz::AttentionRun run{.lesson = "14_attention_shortcuts",
+                        .title =
+                            "the captioner's attention at each word of a reference caption, "
+                            "over the grid and over object regions",
+                        .kind = "image",
+                        .seed = o.seed,
+                        .flags = ""};
+  run.examples.push_back(
+      write_region_figure(o.out + "/regions.png", fmt::format("test canvas {}", figure),
+                          d.splits.test[static_cast<std::size_t>(figure)],
+                          d.test_objects.boxes[static_cast<std::size_t>(figure)], grid, objects));
   t.say("\nWrote regions.png: test canvas {}, the attention at each word, grid and objects.\n",
         figure);
+  t.say("Wrote {}/captions/attention.json (these maps); to explore it, open {}.\n", o.out,
+        viz::write_attention_run(o.out, run, "captions").string());
   for (const RegionRun* r : {&grid, &objects}) say_mistakes(t, *r);
 }
 

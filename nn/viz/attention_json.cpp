@@ -243,14 +243,18 @@ std::string attention_json(const AttentionRun& run) {
 }
 
 std::filesystem::path write_attention_run(const std::filesystem::path& folder,
-                                          const AttentionRun& run) {
+                                          const AttentionRun& run, std::string_view part) {
   const std::string json = attention_json(run);
-  const std::string name = folder.filename().empty() ? folder.parent_path().filename().string()
-                                                     : folder.filename().string();
+  std::string name = folder.filename().empty() ? folder.parent_path().filename().string()
+                                               : folder.filename().string();
   if (name.find_first_of("\"\\\n") != std::string::npos)
     fail("write_attention_run: the folder name '{}' cannot hold quotes or backslashes", name);
-  write_whole(folder / "attention.json", json);
-  write_whole(folder / "attention_data.js",
+  if (!part.empty() && (part == "." || part == ".." || part.find_first_of("/\"\\\n") != part.npos))
+    fail("write_attention_run: the part '{}' of run '{}' must be one folder name", part, name);
+  const std::filesystem::path files = part.empty() ? folder : folder / part;
+  if (!part.empty()) name += "/" + std::string(part);  // the page loads <name>/attention_data.js
+  write_whole(files / "attention.json", json);
+  write_whole(files / "attention_data.js",
               fmt::format("// {} for attend_viewer.html (schema in docs/viewer.md).\n"
                           "attendViewer.register({},\n{});\n",
                           name, json_string(name), json));
@@ -293,6 +297,26 @@ std::string png_data_uri(const NDArray& image) {
     for (std::size_t k = 0; k < 4; ++k) out += k <= n ? kDigits[(chunk >> (18 - 6 * k)) & 63] : '=';
   }
   return out;
+}
+
+AttentionBox attention_box(const data::Box& box, std::string label) {
+  return {.x0 = static_cast<double>(box.x0),
+          .y0 = static_cast<double>(box.y0),
+          .x1 = static_cast<double>(box.x1),
+          .y1 = static_cast<double>(box.y1),
+          .label = std::move(label)};
+}
+
+AttentionExample image_example(std::string name, const NDArray& image,
+                               const std::vector<data::Box>& boxes, const std::string& label) {
+  if (image.ndim() != 3)
+    fail("image_example: '{}' needs an image [C, H, W], got {}", name, image.shape());
+  AttentionExample e{.name = std::move(name),
+                     .image = png_data_uri(image),
+                     .image_width = image.size(2),
+                     .image_height = image.size(1)};
+  for (const data::Box& b : boxes) e.boxes.push_back(attention_box(b, label));
+  return e;
 }
 
 std::vector<std::vector<double>> map_rows(const NDArray& matrix) {

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "nn/data/canvas.h"
 #include "tensor/ndarray.h"
 
 namespace attend::viz {
@@ -86,12 +87,25 @@ std::string attention_json(const AttentionRun& run);
 // Writes folder/attention.json and folder/attention_data.js; then, in folder's parent,
 // attend_viewer.html and attend_runs.js (adding folder's name to the runs already listed).
 // Returns the page's path (folder/../attend_viewer.html, without the "..").
+//
+// A lesson with a second run (lesson 13's images beside its dates) names it by a part: the
+// files go into folder/part/ and the run is listed as "<folder's name>/<part>" beside the
+// lesson's other runs, in the same page. part is one folder name (no '/', not "." or "..").
 std::filesystem::path write_attention_run(const std::filesystem::path& folder,
-                                          const AttentionRun& run);
+                                          const AttentionRun& run, std::string_view part = {});
 
 // An image [C, H, W] (C = 1 or 3, values in [0, 1]) as a "data:image/png;base64,..." URI: the
 // picture inside the JSON, so a file dropped on the page needs nothing beside it.
 std::string png_data_uri(const NDArray& image);
+
+// A canvas's box (nn/data, integer pixels) as the viewer's truth.
+AttentionBox attention_box(const data::Box& box, std::string label);
+
+// An image example with nothing but its picture and truth: the image [C, H, W] (values in
+// [0, 1]) inside the JSON (png_data_uri), its size, and the boxes of a canvas (nn/data), each
+// labelled `label`. The caller adds the maps (and a caption in target, if any).
+AttentionExample image_example(std::string name, const NDArray& image,
+                               const std::vector<data::Box>& boxes, const std::string& label);
 
 // The viewer page, compiled into the library from nn/viz/attend_viewer.html.
 std::string_view attention_viewer_page();

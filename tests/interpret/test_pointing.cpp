@@ -65,6 +65,10 @@ TEST_CASE("mass_inside_boxes and PointingTally on hand-made numbers", "[interpre
                mass_inside_boxes(f64({1, -1}, {1, 2}), {});
              }),
              Contains("negative"));
+  // A map with negatives is shifted so that its lowest value is 0; one without is unchanged.
+  CHECK(non_negative_map(f64({1, -1, 3}, {1, 3})).to_vector() == std::vector<double>{2, 0, 4});
+  CHECK(non_negative_map(map).to_vector() == map.to_vector());
+  CHECK(mass_inside_boxes(non_negative_map(f64({-1, 1}, {1, 2})), {data::Box{1, 0, 2, 1}}) == 1);
 
   PointingTally tally(3);
   tally.record(0, 1, 0.5);

@@ -5,6 +5,10 @@
 //                     weight 0.9 + 0.02 r, so layer 2 head 3's strongest is output 3 -> input 1
 //   good/image/       a 16 x 16 picture, methods "soft" and "hard", 3 steps each, a true box;
 //                     a second example names the picture by a path (square.png beside it)
+//   good/reading/part a map-reading run (lessons 08, 13, 14), a part of the folder good/reading:
+//                     one 16 x 16 picture, 5 methods written in the order "zeta", "alpha", ...
+//                     (not alphabetical), no steps, each with a pointing game hit and a mass in
+//                     box of (k + 1) / 3 (shown as 0.333, 0.667, 1, 1.33, 1.67)
 //   bad/malformed/    an attention_data.js cut off in the middle (not JavaScript any more)
 //   bad/old_schema/   a document of schema "attend-attention/0"
 //   bad/missing       listed in attend_runs.js, but its folder was never written
@@ -75,6 +79,27 @@ viz::AttentionRun image_run() {
   return run;
 }
 
+viz::AttentionRun reading_run() {
+  viz::AttentionRun run{.lesson = "viewer_test",
+                        .title = "a tiny map-reading run",
+                        .kind = "image",
+                        .seed = 7,
+                        .flags = "--tiny"};
+  std::vector<double> pixels(3 * 16 * 16, 0.2);
+  const NDArray image = NDArray::from_vector(std::span<const double>(pixels), {3, 16, 16});
+  viz::AttentionExample& e = run.examples.emplace_back(
+      viz::image_example("a canvas", image, {data::Box{2, 2, 8, 8}}, "item"));
+  const char* methods[] = {"zeta", "alpha", "rollout", "grad-cam", "random"};
+  for (int k = 0; k < 5; ++k) {
+    viz::AttentionMap m{.method = methods[k]};
+    m.values.assign(4, std::vector<double>(4, 0.01));
+    m.values[static_cast<std::size_t>(k % 4)][1] = 0.9;
+    m.scores = {{"pointing game hit", k % 2}, {"mass in box", (k + 1) / 3.0}};
+    e.maps.push_back(m);
+  }
+  return run;
+}
+
 void write(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
@@ -91,6 +116,7 @@ int main(int argc, char** argv) {
     std::filesystem::remove_all(dir);
     viz::write_attention_run(dir / "good/sequence", sequence_run());
     viz::write_attention_run(dir / "good/image", image_run());
+    viz::write_attention_run(dir / "good/reading", reading_run(), "part");
     std::vector<double> gray(16 * 16, 0.5);
     viz::write_png(dir / "good/image/square.png",
                    NDArray::from_vector(std::span<const double>(gray), {1, 16, 16}));

@@ -42,4 +42,21 @@ TEST_CASE("the German-English task: vocabularies from training only, batches", "
   const Batch b = translation_batch(task, task.train_source, task.train_target, {0, 1});
   CHECK(b.source.shape() == Shape{2, 4});  // "ich sehe katzen ."
   CHECK(words_of(task.target_vocabulary, {4, 5}).size() == 2);
+
+  // A translation as the viewer's example: the German words, the output, one map, its BLEU.
+  const Words source = words({"ich", "sehe", "wörter", "."});
+  const Decoded decoded{
+      .tokens = {task.target_vocabulary.id("i"), task.target_vocabulary.id("see")},
+      .weights = {{0.7, 0.1, 0.1, 0.1}, {0, 1, 0, 0}, {0, 0, 0.5, 0.5}},
+      .finished = true};
+  const viz::AttentionExample e = sentence_example(task, source, decoded, 0.25);
+  CHECK(e.name == "ich sehe wörter .");
+  CHECK(e.source == words({"ich", "sehe", "wörter (unk)", "."}));
+  CHECK(e.target == words({"i", "see", "<eos>"}));
+  REQUIRE(e.maps.size() == 1);
+  CHECK(e.maps[0].values ==
+        std::vector<std::vector<double>>{{0.7, 0.1, 0.1, 0.1}, {0, 1, 0, 0}, {0, 0, 0.5, 0.5}});
+  CHECK(e.maps[0].scores == std::vector<std::pair<std::string, double>>{{"sentence BLEU", 0.25}});
+  CHECK_THAT(viz::attention_json({.kind = "sequence", .examples = {e}}),
+             Catch::Matchers::Contains("\"wörter (unk)\""));
 }

@@ -216,9 +216,28 @@ TEST_CASE("score_models: two copies of one model score as the model, figures are
 
   const std::filesystem::path path =
       std::filesystem::temp_directory_path() / "attend_lesson14_overlays.png";
-  write_overlays(path.string(), d.conflicting, {0, 1}, 1, {{"a", {&model}}, {"b", {&model}}}, 2);
+  const std::vector<viz::AttentionExample> examples = write_overlays(
+      path.string(), d.conflicting, {0, 1}, 1, "Trouser", {{"a", {&model}}, {"b", {&model}}}, 2);
   const NDArray read = viz::read_image(path);
   CHECK(read.size(1) > 2 * 128);  // two rows of 128-pixel panels
   CHECK(read.size(2) > 3 * 128);  // the canvas and two maps
   std::filesystem::remove(path);
+  // The same canvases for the viewer: one example each, one map per column, with its scores.
+  REQUIRE(examples.size() == 2);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const viz::AttentionExample& e = examples[k];
+    const std::size_t i = k;  // canvases 0 and 1
+    const bool item = !boxes_of_class(d.conflicting.set.objects[i], 1).empty();
+    CHECK(e.boxes.size() == boxes_of_class(d.conflicting.set.objects[i], 1).size() +
+                                (d.conflicting.has_cue[i] ? 1 : 0));
+    REQUIRE(e.maps.size() == 2);
+    CHECK(e.maps[0].method == "a");
+    CHECK(e.maps[1].method == "b");
+    CHECK(e.maps[0].values.size() == 64);
+    CHECK(e.maps[0].scores.size() == 1 + (item ? 1 : 0) + (d.conflicting.has_cue[i] ? 1 : 0));
+    CHECK(e.maps[0].scores[0].first == "probability of the class");
+    CHECK(e.maps[0].values == e.maps[1].values);  // one model in both columns
+  }
+  CHECK_THAT(viz::attention_json({.kind = "image", .examples = examples}),
+             Contains("\"mass on the band\""));
 }

@@ -116,6 +116,23 @@ TEST_CASE("viz: write_attention_run writes the data, the script, the page and th
              Contains("attendViewer.runs([\n  \"07_bahdanau\",\n  \"11_transformer\",\n]);\n"));
 }
 
+TEST_CASE("viz: write_attention_run writes a lesson's second run as a part of its folder",
+          "[viz]") {
+  ScratchFolder dir("attention-part");
+  viz::write_attention_run(dir / "13_reading_attention", tiny_run());
+  viz::write_attention_run(dir / "13_reading_attention", tiny_run(), "images");
+
+  const std::string json = read_text(dir / "13_reading_attention/images/attention.json");
+  CHECK(json == viz::attention_json(tiny_run()));
+  CHECK(read_text(dir / "13_reading_attention/images/attention_data.js")
+            .ends_with("attendViewer.register(\"13_reading_attention/images\",\n" + json + ");\n"));
+  CHECK_THAT(read_text(dir / "attend_runs.js"),
+             Contains("[\n  \"13_reading_attention\",\n  \"13_reading_attention/images\",\n]"));
+  for (const char* part : {"a/b", "..", "."})
+    CHECK_THAT(error_message([&] { viz::write_attention_run(dir / "13", tiny_run(), part); }),
+               Contains(fmt::format("the part '{}' of run '13' must be one folder name", part)));
+}
+
 TEST_CASE("viz: png_data_uri is a base64 PNG, the page is compiled in", "[viz]") {
   // A 1x1 gray image: the PNG signature \x89PNG\r\n\x1a\n is "iVBORw0KGgo" in base64.
   const std::string uri = viz::png_data_uri(f64({0.5}, {1, 1, 1}));
@@ -128,4 +145,21 @@ TEST_CASE("viz: png_data_uri is a base64 PNG, the page is compiled in", "[viz]")
   CHECK_THAT(std::string(viz::attention_viewer_page()), Contains("attendViewer"));
   CHECK(viz::map_rows(f64({1, 2, 3, 4, 5, 6}, {2, 3})) ==
         std::vector<std::vector<double>>{{1, 2, 3}, {4, 5, 6}});
+}
+
+TEST_CASE("viz: image_example holds the picture, its size and the canvas's boxes", "[viz]") {
+  const NDArray image = NDArray::full({3, 2, 5}, 0.5, kFloat64);  // 5 wide, 2 high
+  const viz::AttentionExample e =
+      viz::image_example("canvas 3", image, {data::Box{1, 0, 4, 2}}, "trouser");
+  CHECK(e.name == "canvas 3");
+  CHECK(e.image == viz::png_data_uri(image));
+  CHECK(e.image_width == 5);
+  CHECK(e.image_height == 2);
+  REQUIRE(e.boxes.size() == 1);
+  CHECK((e.boxes[0].x0 == 1 && e.boxes[0].y0 == 0 && e.boxes[0].x1 == 4 && e.boxes[0].y1 == 2));
+  CHECK(e.boxes[0].label == "trouser");
+  CHECK_THAT(error_message([&] {
+               viz::image_example("flat", f64({0.5}, {1, 1}), {}, "");
+             }),
+             Contains("image_example: 'flat' needs an image [C, H, W], got [1,1]"));
 }
