@@ -32,6 +32,7 @@
 #include "autograd/gradcheck.h"
 #include "autograd/graphviz.h"
 #include "autograd/ops.h"
+#include "autograd/saved_array.h"
 #include "autograd/tensor.h"
 
 #include "nn/activation.h"

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "autograd/saved_array.h"
 #include "autograd/tensor.h"
 #include "tensor/elementwise.h"
 #include "tensor/reduce.h"
@@ -132,7 +133,12 @@ void Tensor::backward(const NDArray& grad_output, const BackwardOptions& options
       if (node->op.empty() || node->retains_grad) node->grad = accumulate(node->grad, g);
       if (node->op.empty()) continue;
 
-      std::vector<NDArray> input_grads = node->backward(g);
+      std::vector<NDArray> input_grads;
+      try {
+        input_grads = node->backward(g);
+      } catch (const SavedArrayModified& e) {
+        fail("backward of {}: {}", node->op, e.what());
+      }
       if (input_grads.size() != node->inputs.size())
         fail("backward of '{}' returned {} gradients for {} inputs", node->op, input_grads.size(),
              node->inputs.size());

@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "autograd/ops.h"
+#include "autograd/saved_array.h"
 #include "tensor/elementwise.h"
 #include "tensor/reduce.h"
 #include "tensor/vector_math.h"
@@ -38,9 +39,9 @@ Tensor sub(const Tensor& a, const Tensor& b) {
 
 // z = a * b.  dz/da = b, dz/db = a
 Tensor mul(const Tensor& a, const Tensor& b) {
-  NDArray av = a.data(), bv = b.data();
+  SavedArray av(a.data(), "input #0"), bv(b.data(), "input #1");
   bool da = a.requires_grad(), db = b.requires_grad();
-  return make_op("mul", mul(av, bv), {a, b}, [=](const NDArray& g) -> Grads {
+  return make_op("mul", mul(a.data(), b.data()), {a, b}, [=](const NDArray& g) -> Grads {
     return {da ? sum_to(g * bv, av.shape()) : NDArray(),
             db ? sum_to(g * av, bv.shape()) : NDArray()};
   });
@@ -48,11 +49,13 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 
 // z = a / b.  dz/da = 1/b, dz/db = -a/b^2 = -z/b
 Tensor div(const Tensor& a, const Tensor& b) {
-  NDArray av = a.data(), bv = b.data();
-  NDArray z = div(av, bv);
+  Shape sa = a.shape();
+  SavedArray bv(b.data(), "input #1");
+  NDArray zv = div(a.data(), b.data());
+  SavedArray z(zv, "output");
   bool da = a.requires_grad(), db = b.requires_grad();
-  return make_op("div", z, {a, b}, [=](const NDArray& g) -> Grads {
-    return {da ? sum_to(g / bv, av.shape()) : NDArray(),
+  return make_op("div", zv, {a, b}, [=](const NDArray& g) -> Grads {
+    return {da ? sum_to(g / bv, sa) : NDArray(),
             db ? neg(sum_to(g * z / bv, bv.shape())) : NDArray()};
   });
 }
@@ -67,46 +70,49 @@ Tensor neg(const Tensor& x) {
 // y = e^x.  dy/dx = e^x = y
 Tensor exp(const Tensor& x) {
   NDArray y = exp(x.data());
-  return make_op("exp", y, {x}, [y](const NDArray& g) -> Grads { return {g * y}; });
+  return make_op("exp", y, {x},
+                 [y = SavedArray(y, "output")](const NDArray& g) -> Grads { return {g * y}; });
 }
 
 // y = ln x.  dy/dx = 1/x
 Tensor log(const Tensor& x) {
-  NDArray xv = x.data();
-  return make_op("log", log(xv), {x}, [xv](const NDArray& g) -> Grads { return {g / xv}; });
+  SavedArray xv(x.data(), "input #0");
+  return make_op("log", log(x.data()), {x}, [xv](const NDArray& g) -> Grads { return {g / xv}; });
 }
 
 // y = sqrt(x).  dy/dx = 1 / (2 sqrt(x)) = 1 / (2y)
 Tensor sqrt(const Tensor& x) {
   NDArray y = sqrt(x.data());
-  return make_op("sqrt", y, {x}, [y](const NDArray& g) -> Grads {
+  return make_op("sqrt", y, {x}, [y = SavedArray(y, "output")](const NDArray& g) -> Grads {
     return {map(g, y, [](auto g, auto y) { return g / (2 * y); })};
   });
 }
 
 // y = |x|.  dy/dx = sign(x)   (0 at x = 0)
 Tensor abs(const Tensor& x) {
-  NDArray xv = x.data();
-  return make_op("abs", abs(xv), {x}, [xv](const NDArray& g) -> Grads { return {g * sign(xv)}; });
+  SavedArray xv(x.data(), "input #0");
+  return make_op("abs", abs(x.data()), {x},
+                 [xv](const NDArray& g) -> Grads { return {g * sign(xv)}; });
 }
 
 // y = sin x.  dy/dx = cos x
 Tensor sin(const Tensor& x) {
-  NDArray xv = x.data();
-  return make_op("sin", sin(xv), {x}, [xv](const NDArray& g) -> Grads { return {g * cos(xv)}; });
+  SavedArray xv(x.data(), "input #0");
+  return make_op("sin", sin(x.data()), {x},
+                 [xv](const NDArray& g) -> Grads { return {g * cos(xv)}; });
 }
 
 // y = cos x.  dy/dx = -sin x
 Tensor cos(const Tensor& x) {
-  NDArray xv = x.data();
-  return make_op("cos", cos(xv), {x},
+  SavedArray xv(x.data(), "input #0");
+  return make_op("cos", cos(x.data()), {x},
                  [xv](const NDArray& g) -> Grads { return {neg(g * sin(xv))}; });
 }
 
 // y = tanh x.  dy/dx = 1 - tanh^2 x = 1 - y^2
 Tensor tanh(const Tensor& x) {
   NDArray y = tanh(x.data());
-  return make_op("tanh", y, {x}, [y](const NDArray& g) -> Grads {
+  return make_op("tanh", y, {x}, [y = SavedArray(y, "output")](const NDArray& g) -> Grads {
     return {map(g, y, [](auto g, auto y) { return g * (1 - y * y); })};
   });
 }
@@ -114,7 +120,7 @@ Tensor tanh(const Tensor& x) {
 // y = 1 / (1 + e^-x).  dy/dx = y (1 - y)
 Tensor sigmoid(const Tensor& x) {
   NDArray y = sigmoid(x.data());
-  return make_op("sigmoid", y, {x}, [y](const NDArray& g) -> Grads {
+  return make_op("sigmoid", y, {x}, [y = SavedArray(y, "output")](const NDArray& g) -> Grads {
     return {map(g, y, [](auto g, auto y) { return g * y * (1 - y); })};
   });
 }
@@ -122,7 +128,7 @@ Tensor sigmoid(const Tensor& x) {
 // y = max(x, 0).  dy/dx = 1 if x > 0 else 0
 Tensor relu(const Tensor& x) {
   NDArray y = relu(x.data());
-  return make_op("relu", y, {x}, [y](const NDArray& g) -> Grads {
+  return make_op("relu", y, {x}, [y = SavedArray(y, "output")](const NDArray& g) -> Grads {
     return {map(g, y, [](auto g, auto y) { return y > 0 ? g : decltype(g)(0); })};
   });
 }
@@ -130,8 +136,8 @@ Tensor relu(const Tensor& x) {
 // y = x Phi(x), Phi the standard normal CDF.  dy/dx = Phi(x) + x phi(x),
 // phi(x) = e^(-x^2/2) / sqrt(2 pi) the normal density.
 Tensor gelu(const Tensor& x) {
-  NDArray xv = x.data();
-  return make_op("gelu", gelu(xv), {x}, [xv](const NDArray& g) -> Grads {
+  SavedArray xv(x.data(), "input #0");
+  return make_op("gelu", gelu(x.data()), {x}, [xv](const NDArray& g) -> Grads {
     return {map(g, xv, [](auto g, auto x) {
       using T = decltype(x);
       // vector_math: calls to libm's erf and exp would keep this loop scalar.
@@ -147,8 +153,8 @@ Tensor gelu(const Tensor& x) {
 // dy/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 a x^2)
 Tensor gelu(const Tensor& x, GeluApproximation approximate) {
   if (approximate == GeluApproximation::none) return gelu(x);
-  NDArray xv = x.data();
-  return make_op("gelu_tanh", gelu_tanh(xv), {x}, [xv](const NDArray& g) -> Grads {
+  SavedArray xv(x.data(), "input #0");
+  return make_op("gelu_tanh", gelu_tanh(x.data()), {x}, [xv](const NDArray& g) -> Grads {
     return {map(g, xv, [](auto g, auto x) {
       using T = decltype(x);
       const T c = T(std::numbers::sqrt2 * std::numbers::inv_sqrtpi), a = T(0.044715);
@@ -160,16 +166,16 @@ Tensor gelu(const Tensor& x, GeluApproximation approximate) {
 
 // y = x^c.  dy/dx = c x^(c-1)
 Tensor pow(const Tensor& x, double exponent) {
-  NDArray xv = x.data();
-  return make_op("pow", pow(xv, exponent), {x}, [xv, exponent](const NDArray& g) -> Grads {
+  SavedArray xv(x.data(), "input #0");
+  return make_op("pow", pow(x.data(), exponent), {x}, [xv, exponent](const NDArray& g) -> Grads {
     return {g * pow(xv, exponent - 1) * exponent};
   });
 }
 
 // y = min(max(x, low), high).  dy/dx = 1 for low <= x <= high, else 0
 Tensor clamp(const Tensor& x, double low, double high) {
-  NDArray xv = x.data();
-  return make_op("clamp", clamp(xv, low, high), {x}, [=](const NDArray& g) -> Grads {
+  SavedArray xv(x.data(), "input #0");
+  return make_op("clamp", clamp(x.data(), low, high), {x}, [=](const NDArray& g) -> Grads {
     return {
         map(g, xv, [=](auto g, auto x) { return (x >= low && x <= high) ? g : decltype(g)(0); })};
   });
@@ -177,18 +183,19 @@ Tensor clamp(const Tensor& x, double low, double high) {
 
 // z = cond ? a : b.  dz/da = cond, dz/db = 1 - cond
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  NDArray c = cond.data();
+  SavedArray c(cond.data(), "condition");
   Shape sa = a.shape(), sb = b.shape();
   NDArray zero = NDArray::scalar(0, a.dtype());
-  return make_op("where", where(c, a.data(), b.data()), {a, b}, [=](const NDArray& g) -> Grads {
-    return {sum_to(where(c, g, zero), sa), sum_to(where(c, zero, g), sb)};
-  });
+  return make_op("where", where(cond.data(), a.data(), b.data()), {a, b},
+                 [=](const NDArray& g) -> Grads {
+                   return {sum_to(where(c, g, zero), sa), sum_to(where(c, zero, g), sb)};
+                 });
 }
 
 // y = mask ? value : x.  dy/dx = 1 - mask
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
-  NDArray m = mask.data();
-  return make_op("masked_fill", masked_fill(x.data(), m, value), {x},
+  SavedArray m(mask.data(), "mask");
+  return make_op("masked_fill", masked_fill(x.data(), mask.data(), value), {x},
                  [m](const NDArray& g) -> Grads { return {masked_fill(g, m, 0)}; });
 }
 

@@ -1,6 +1,7 @@
 // Indexing ops. Their backward adds each output gradient back into the position it was
 // read from; a position read twice (the same token twice in a sentence) receives the sum.
 #include "autograd/ops.h"
+#include "autograd/saved_array.h"
 #include "tensor/index_ops.h"
 
 namespace attend {
@@ -9,8 +10,8 @@ namespace attend {
 // j, ..]
 Tensor index_select(const Tensor& x, int axis, const Tensor& index) {
   Shape s = x.shape();
-  NDArray idx = index.data();
-  return make_op("index_select", index_select(x.data(), axis, idx), {x},
+  SavedArray idx(index.data(), "index");
+  return make_op("index_select", index_select(x.data(), axis, index.data()), {x},
                  [=](const NDArray& g) -> Grads {
                    NDArray dx = NDArray::zeros(s, g.dtype());
                    index_add_(dx, axis, idx, g);
@@ -22,12 +23,13 @@ Tensor index_select(const Tensor& x, int axis, const Tensor& index) {
 // dL/dy[o, j, i]
 Tensor gather(const Tensor& x, int axis, const Tensor& index) {
   Shape s = x.shape();
-  NDArray idx = index.data();
-  return make_op("gather", gather(x.data(), axis, idx), {x}, [=](const NDArray& g) -> Grads {
-    NDArray dx = NDArray::zeros(s, g.dtype());
-    scatter_add_(dx, axis, idx, g);
-    return {dx};
-  });
+  SavedArray idx(index.data(), "index");
+  return make_op("gather", gather(x.data(), axis, index.data()), {x},
+                 [=](const NDArray& g) -> Grads {
+                   NDArray dx = NDArray::zeros(s, g.dtype());
+                   scatter_add_(dx, axis, idx, g);
+                   return {dx};
+                 });
 }
 
 }  // namespace attend

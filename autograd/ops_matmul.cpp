@@ -5,22 +5,23 @@
 // The transposes are read in place by the GEMM kernel, never copied. Batch dimensions that
 // were broadcast are summed back, as for elementwise ops.
 #include "autograd/ops.h"
+#include "autograd/saved_array.h"
 #include "tensor/matmul.h"
 #include "tensor/reduce.h"
 
 namespace attend {
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  NDArray av = a.data(), bv = b.data();
+  SavedArray av(a.data(), "input #0"), bv(b.data(), "input #1");
   bool da = a.requires_grad(), db = b.requires_grad();
-  return make_op("matmul", matmul(av, bv), {a, b}, [=](const NDArray& g) -> Grads {
+  return make_op("matmul", matmul(a.data(), b.data()), {a, b}, [=](const NDArray& g) -> Grads {
     NDArray ga, gb;
     if (da) ga = sum_to(matmul(g, bv, false, true), av.shape());
     if (db) {
       if (bv.ndim() == 2) {
         // One B shared by the whole batch: stack the batch into rows, one product.
         const Index k = av.size(-1), n = g.size(-1);
-        gb = matmul(av.reshape({-1, k}), g.reshape({-1, n}), true, false);
+        gb = matmul(av.get().reshape({-1, k}), g.reshape({-1, n}), true, false);
       } else {
         gb = sum_to(matmul(av, g, true, false), bv.shape());
       }

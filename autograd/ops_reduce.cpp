@@ -2,6 +2,7 @@
 // the elements it combined: all of them for a sum, 1/n each for a mean, the winner only for
 // a max.
 #include "autograd/ops.h"
+#include "autograd/saved_array.h"
 #include "tensor/elementwise.h"
 #include "tensor/index_ops.h"
 #include "tensor/reduce.h"
@@ -62,9 +63,10 @@ Tensor max(const Tensor& x, int axis, bool keepdim) {
 
 // y_j = log sum_k e^x_jk.  dy_j/dx_jk = e^(x_jk - y_j) = softmax(x)_jk
 Tensor logsumexp(const Tensor& x, int axis, bool keepdim) {
-  NDArray xv = x.data();
-  NDArray y = logsumexp(xv, axis, keepdim);
-  return make_op("logsumexp", y, {x}, [=](const NDArray& g) -> Grads {
+  SavedArray xv(x.data(), "input #0");
+  NDArray yv = logsumexp(x.data(), axis, keepdim);
+  SavedArray y(yv, "output");
+  return make_op("logsumexp", yv, {x}, [=](const NDArray& g) -> Grads {
     const int nd = xv.ndim();
     return {with_axis(g, axis, nd, keepdim) * exp(xv - with_axis(y, axis, nd, keepdim))};
   });
@@ -78,8 +80,9 @@ Tensor argmax(const Tensor& x, int axis, bool keepdim) {
 // dL/dx = y * (g - sum_i g_i y_i)
 Tensor softmax(const Tensor& x, int axis) {
   NDArray y = softmax(x.data(), axis);
-  return make_op("softmax", y, {x},
-                 [=](const NDArray& g) -> Grads { return {softmax_backward(g, y, axis)}; });
+  return make_op("softmax", y, {x}, [y = SavedArray(y, "output"), axis](const NDArray& g) -> Grads {
+    return {softmax_backward(g, y, axis)};
+  });
 }
 
 // y = log_softmax(x) = x - logsumexp(x).  dy_i/dx_j = delta_ij - softmax(x)_j, so
@@ -87,7 +90,9 @@ Tensor softmax(const Tensor& x, int axis) {
 Tensor log_softmax(const Tensor& x, int axis) {
   NDArray y = log_softmax(x.data(), axis);
   return make_op("log_softmax", y, {x},
-                 [=](const NDArray& g) -> Grads { return {log_softmax_backward(g, y, axis)}; });
+                 [y = SavedArray(y, "output"), axis](const NDArray& g) -> Grads {
+                   return {log_softmax_backward(g, y, axis)};
+                 });
 }
 
 }  // namespace attend

@@ -152,18 +152,20 @@ class DetectAnomalyGuard {
 //
 //   Tensor cube(const Tensor& x) {
 //     NDArray y = map(x.data(), [](auto v) { return v * v * v; });
-//     NDArray xv = x.data();                   // save what backward needs (arrays, not Tensors)
+//     SavedArray xv(x.data(), "input #0");     // save what backward needs (arrays, not Tensors)
 //     // d/dx x^3 = 3 x^2
 //     return make_op("cube", y, {x}, [xv](const NDArray& g) -> Grads {
 //       return {map(g, xv, [](auto g, auto x) { return g * 3 * x * x; })};
 //     });
 //   }
 //
-// If no input requires a gradient (or grad mode is off) no node is recorded. Capture
-// NDArrays in the backward function, never Tensors: a Tensor captured there would keep its
-// own node alive in a cycle. Check a custom op with gradcheck (autograd/gradcheck.h); an op
-// of the library also gets a row in docs/ops.md, which tests/autograd/test_op_table.cpp
-// checks against every make_op call.
+// If no input requires a gradient (or grad mode is off) no node is recorded. Capture arrays
+// in the backward function, never Tensors: a Tensor captured there would keep its own node
+// alive in a cycle. Capture an array whose values the backward reads as a SavedArray
+// (autograd/saved_array.h): if it is changed in place before backward(), the backward
+// stops with an error instead of computing a wrong gradient. Check a custom op with gradcheck
+// (autograd/gradcheck.h); an op of the library also gets a row in docs/ops.md, which
+// tests/autograd/test_op_table.cpp checks against every make_op call.
 Tensor make_op(std::string_view op, NDArray value, std::initializer_list<Tensor> inputs,
                BackwardFn backward);
 Tensor make_op(std::string_view op, NDArray value, std::span<const Tensor> inputs,

@@ -54,7 +54,7 @@ AttentionInvariants check_attention(const Tensor& weights, const Tensor& source_
   if (source_mask.shape() != Shape{B, S})
     fail("check_attention: weights {} do not match the mask {}", weights.shape(),
          source_mask.shape());
-  NDArray w = weights.data().to(kFloat64), keep = source_mask.data().to(kFloat64);
+  const NDArray w = weights.data().to(kFloat64), keep = source_mask.data().to(kFloat64);
   AttentionInvariants result;
   for (Index b = 0; b < B; ++b)
     for (Index i = 0; i < T; ++i) {

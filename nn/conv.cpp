@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "autograd/saved_array.h"
 #include "nn/init.h"
 #include "tensor/gemm.h"
 #include "tensor/parallel.h"
@@ -255,12 +256,14 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, Index s
 
   const bool need_dx = x.requires_grad(), need_dw = weight.requires_grad();
   const bool has_bias = bias.defined(), need_db = has_bias && bias.requires_grad();
-  auto backward = [=](const NDArray& g) -> Grads {
-    NDArray dx = need_dx ? NDArray::empty(xv.shape(), g.dtype()) : NDArray();
-    NDArray dw = need_dw ? NDArray::empty(wv.shape(), g.dtype()) : NDArray();
-    NDArray db = need_db ? NDArray::empty(bv.shape(), g.dtype()) : NDArray();
+  const Shape b_shape = bv.defined() ? bv.shape() : Shape{};
+  auto backward = [=, xs = SavedArray(xv, "input #0"),
+                   ws = SavedArray(wv, "input #1")](const NDArray& g) -> Grads {
+    NDArray dx = need_dx ? NDArray::empty(xs.shape(), g.dtype()) : NDArray();
+    NDArray dw = need_dw ? NDArray::empty(ws.shape(), g.dtype()) : NDArray();
+    NDArray db = need_db ? NDArray::empty(b_shape, g.dtype()) : NDArray();
     dispatch_float(g.dtype(), "conv2d", [&]<class T>() {
-      conv2d_backward<T>(s, xv.data<T>(), wv.data<T>(), g.data<T>(),
+      conv2d_backward<T>(s, xs.get().data<T>(), ws.get().data<T>(), g.data<T>(),
                          need_dx ? dx.data<T>() : nullptr, need_dw ? dw.data<T>() : nullptr,
                          need_db ? db.data<T>() : nullptr);
     });

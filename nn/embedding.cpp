@@ -1,5 +1,6 @@
 #include "nn/embedding.h"
 
+#include "autograd/saved_array.h"
 #include "nn/init.h"
 #include "nn/linear.h"
 #include "tensor/index_ops.h"
@@ -12,9 +13,9 @@ namespace attend::nn {
 Tensor embedding(const Tensor& ids, const Tensor& weight, Index padding_idx) {
   if (weight.ndim() != 2) fail("embedding: weight must be [num, dim], got {}", weight.shape());
   if (ids.dtype() != kInt64) fail("embedding: ids must be int64, got {}", dtype_name(ids.dtype()));
-  NDArray idx = ids.data();
+  SavedArray idx(ids.data(), "ids");
   Shape table = weight.shape();
-  return make_op("embedding", index_select(weight.data(), 0, idx), {weight},
+  return make_op("embedding", index_select(weight.data(), 0, ids.data()), {weight},
                  [=](const NDArray& g) -> Grads {
                    NDArray dw = NDArray::zeros(table, g.dtype());
                    index_add_(dw, 0, idx, g);

@@ -15,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "autograd/saved_array.h"
 #include "tensor/parallel.h"
 #include "tensor/vector_math.h"
 
@@ -212,13 +213,20 @@ Tensor attention_op(std::span<const Tensor> inputs, const Geometry& g) {
       forward_head<T>(g, in, b, h, out.data<T>(), weights.data<T>(), scratch);
     });
   });
+  // The inputs (queries, keys, values, and a bias when there is one), checked by the
+  // backward for in-place changes; `weights` is the op's own array.
+  static constexpr std::string_view kInputNames[] = {"input #0", "input #1", "input #2",
+                                                     "input #3"};
+  std::vector<SavedArray> saved;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    saved.emplace_back(values[i], i < std::size(kInputNames) ? kInputNames[i] : "input");
   return make_op("fused_attention", out, inputs, [=](const NDArray& grad) -> Grads {
     Grads grads;
-    for (const NDArray& x : values) grads.push_back(NDArray::empty(x.shape(), x.dtype()));
+    for (const SavedArray& x : saved) grads.push_back(NDArray::empty(x.shape(), x.dtype()));
     dispatch_float(dtype, kOp, [&]<class T>() {
       std::vector<const T*> in;
       std::vector<T*> g_in;
-      for (const NDArray& x : values) in.push_back(x.data<T>());
+      for (const SavedArray& x : saved) in.push_back(x.get().data<T>());
       for (NDArray& x : grads) g_in.push_back(x.data<T>());
       const NDArray& g_out = grad;
       for_each_head<T>(g, [&](Index b, Index h, std::vector<T>& scratch) {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "autograd/saved_array.h"
+
 namespace attend::nn {
 
 // Per row of D values (the last axis):
@@ -42,31 +44,36 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
     }
   });
 
-  return make_op("layer_norm", y, {x, gamma, beta}, [=](const NDArray& g) -> Grads {
-    NDArray dx = NDArray::empty(xhat.shape(), g.dtype());
-    NDArray dgamma = NDArray::zeros({d}, g.dtype()), dbeta = NDArray::zeros({d}, g.dtype());
-    dispatch_float(g.dtype(), "layer_norm", [&]<class T>() {
-      const T *pg = g.data<T>(), *ph = xhat.data<T>(), *pr = rstd.data<T>(), *gam = gv.data<T>();
-      T *pdx = dx.data<T>(), *pdg = dgamma.data<T>(), *pdb = dbeta.data<T>();
-      for (Index r = 0; r < rows; ++r) {
-        const T* gr = pg + r * d;
-        const T* hr = ph + r * d;
-        T mean_gx = 0, mean_gx_xhat = 0;
-        for (Index i = 0; i < d; ++i) {
-          const T gx = gr[i] * gam[i];
-          mean_gx += gx;
-          mean_gx_xhat += gx * hr[i];
-          pdg[i] += gr[i] * hr[i];
-          pdb[i] += gr[i];
-        }
-        mean_gx /= static_cast<T>(d);
-        mean_gx_xhat /= static_cast<T>(d);
-        for (Index i = 0; i < d; ++i)
-          pdx[r * d + i] = pr[r] * (gr[i] * gam[i] - mean_gx - hr[i] * mean_gx_xhat);
-      }
-    });
-    return {dx, dgamma, dbeta};
-  });
+  // xhat and rstd are the op's own arrays; gamma is a parameter that must not change
+  // between the forward and the backward (an optimizer step in between).
+  return make_op("layer_norm", y, {x, gamma, beta},
+                 [=, gs = SavedArray(gv, "gamma")](const NDArray& g) -> Grads {
+                   NDArray dx = NDArray::empty(xhat.shape(), g.dtype());
+                   NDArray dgamma = NDArray::zeros({d}, g.dtype()),
+                           dbeta = NDArray::zeros({d}, g.dtype());
+                   dispatch_float(g.dtype(), "layer_norm", [&]<class T>() {
+                     const T *pg = g.data<T>(), *ph = xhat.data<T>(), *pr = rstd.data<T>(),
+                             *gam = gs.get().data<T>();
+                     T *pdx = dx.data<T>(), *pdg = dgamma.data<T>(), *pdb = dbeta.data<T>();
+                     for (Index r = 0; r < rows; ++r) {
+                       const T* gr = pg + r * d;
+                       const T* hr = ph + r * d;
+                       T mean_gx = 0, mean_gx_xhat = 0;
+                       for (Index i = 0; i < d; ++i) {
+                         const T gx = gr[i] * gam[i];
+                         mean_gx += gx;
+                         mean_gx_xhat += gx * hr[i];
+                         pdg[i] += gr[i] * hr[i];
+                         pdb[i] += gr[i];
+                       }
+                       mean_gx /= static_cast<T>(d);
+                       mean_gx_xhat /= static_cast<T>(d);
+                       for (Index i = 0; i < d; ++i)
+                         pdx[r * d + i] = pr[r] * (gr[i] * gam[i] - mean_gx - hr[i] * mean_gx_xhat);
+                     }
+                   });
+                   return {dx, dgamma, dbeta};
+                 });
 }
 
 LayerNorm::LayerNorm(Index dim, double epsilon) : eps(epsilon) {

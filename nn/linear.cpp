@@ -1,5 +1,6 @@
 #include "nn/linear.h"
 
+#include "autograd/saved_array.h"
 #include "nn/init.h"
 #include "tensor/elementwise.h"
 #include "tensor/matmul.h"
@@ -31,10 +32,12 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 
   const bool dx = x.requires_grad(), dw = weight.requires_grad();
   const bool has_bias = bias.defined(), db = has_bias && bias.requires_grad();
-  auto backward = [=](const NDArray& g) -> Grads {
+  const Shape x_shape = xv.shape();
+  auto backward = [=, ws = SavedArray(w, "input #1"),
+                   xs = SavedArray(x2, "input #0")](const NDArray& g) -> Grads {
     NDArray g2 = g.reshape({-1, out});
-    NDArray gx = dx ? matmul(g2, w).reshape(xv.shape()) : NDArray();
-    NDArray gw = dw ? matmul(g2, x2, true, false) : NDArray();
+    NDArray gx = dx ? matmul(g2, ws).reshape(x_shape) : NDArray();
+    NDArray gw = dw ? matmul(g2, xs, true, false) : NDArray();
     NDArray gb = db ? sum(g2, 0) : NDArray();
     if (has_bias) return {gx, gw, gb};
     return {gx, gw};

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/ops.h"
+#include "autograd/saved_array.h"
 #include "tensor/reduce.h"
 #include "tensor/softmax.h"
 
@@ -49,7 +50,8 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets,
   const Index counted = counted_targets(logits, targets, options);
   const Index classes = logits.size(-1), rows = targets.numel();
   NDArray logp = log_softmax(logits.data().reshape({rows, classes}), 1);
-  const std::int64_t* t = targets.data().data<std::int64_t>();
+  const NDArray& target_values = targets.data();
+  const std::int64_t* t = target_values.data<std::int64_t>();
   const double eps = options.label_smoothing;
   NDArray per_row = NDArray::zeros({rows}, logits.dtype());
   dispatch_float(logits.dtype(), "cross_entropy", [&]<class T>() {
@@ -80,13 +82,13 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets,
       break;
   }
 
-  NDArray tv = targets.data();
+  SavedArray tv(targets.data(), "targets");
   const Shape logits_shape = logits.shape();
   const Reduction reduction = options.reduction;
   const Index ignore = options.ignore_index;
   return make_op("cross_entropy", value, {logits}, [=](const NDArray& g) -> Grads {
     NDArray dz = NDArray::empty({rows, classes}, g.dtype());
-    const std::int64_t* tp = tv.data<std::int64_t>();
+    const std::int64_t* tp = tv.get().data<std::int64_t>();
     dispatch_float(g.dtype(), "cross_entropy", [&]<class T>() {
       const T* lp = logp.data<T>();
       const T* pg = g.data<T>();

@@ -38,9 +38,9 @@ std::vector<Decoded> greedy_decode(Seq2SeqModel& model, const Tensor& source, co
     state = step.state;
     // argmax takes the first of equal maxima, as beam search's stable sort does.
     const NDArray logits = model.output_layer(step.features).data();
-    NDArray best = argmax(logits, 1);
-    NDArray log_p = log_softmax(logits, 1).to(kFloat64);
-    NDArray weights = step.weights.defined() ? step.weights.data().to(kFloat64) : NDArray();
+    const NDArray best = argmax(logits, 1);
+    const NDArray log_p = log_softmax(logits, 1).to(kFloat64);
+    const NDArray weights = step.weights.defined() ? step.weights.data().to(kFloat64) : NDArray();
     for (Index b = 0; b < batch; ++b) {
       Decoded& d = out[static_cast<std::size_t>(b)];
       if (d.finished) continue;
@@ -83,7 +83,7 @@ Decoded beam_search(Seq2SeqModel& model, const Tensor& source, const Tensor& mas
     Encoded rows = select_rows(encoded, Tensor(NDArray::zeros({k}, kInt64)));
     DecoderStep step = model.step(rows, states, Tensor(previous));
     NDArray log_p = log_softmax(model.output_layer(step.features).data(), 1).to(kFloat64);
-    NDArray weights = step.weights.defined() ? step.weights.data().to(kFloat64) : NDArray();
+    const NDArray weights = step.weights.defined() ? step.weights.data().to(kFloat64) : NDArray();
 
     // Every (hypothesis, token) extension with its total log-probability. Only the best
     // `width` are needed, best first; equal scores are kept in (hypothesis, token) order,

@@ -10,6 +10,7 @@
 // operation returns a new array.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -65,6 +66,10 @@ class NDArray {
   std::size_t nbytes() const { return static_cast<std::size_t>(numel()) * dtype_size(dtype_); }
 
   // Typed access to the elements; T must match the dtype (checked).
+  // Every non-const accessor (data, span, raw_data, set) may write, so it adds one to the
+  // version of the memory (once per call, not per element). An op that saved this array
+  // for its backward compares versions and refuses to use changed values (see
+  // autograd/saved_array.h). Read through a const NDArray to leave the version alone.
   template <class T>
   T* data();
   template <class T>
@@ -77,7 +82,11 @@ class NDArray {
   std::span<const T> span() const {
     return {data<T>(), static_cast<std::size_t>(numel())};
   }
-  void* raw_data() { return storage_ ? storage_->pointer : nullptr; }
+  void* raw_data() {
+    if (!storage_) return nullptr;
+    storage_->bump_version();
+    return storage_->pointer;
+  }
   const void* raw_data() const { return storage_ ? storage_->pointer : nullptr; }
 
   // Element access for printing and tests (slow: converts through double).
@@ -93,6 +102,11 @@ class NDArray {
   NDArray reshape(const Shape& shape) const;
   NDArray reshape(std::initializer_list<Index> sizes) const;
   bool shares_memory_with(const NDArray& other) const { return storage_ == other.storage_; }
+  // How many times the memory was handed out for writing (shared by every array that shares
+  // it, reshapes included); 0 for an undefined array. PyTorch calls it a tensor's _version.
+  std::uint64_t version() const {
+    return storage_ ? storage_->version.load(std::memory_order_relaxed) : 0;
+  }
 
  private:
   struct Storage {
@@ -100,8 +114,11 @@ class NDArray {
     ~Storage();
     Storage(const Storage&) = delete;
     Storage& operator=(const Storage&) = delete;
+    void bump_version() { version.fetch_add(1, std::memory_order_relaxed); }
     void* pointer;
     std::size_t bytes;
+    // Atomic: the workers of one parallel kernel may each ask for the output's pointer.
+    std::atomic<std::uint64_t> version{0};
   };
   NDArray(std::shared_ptr<Storage> storage, const Shape& shape, DType dtype)
       : storage_(std::move(storage)), shape_(shape), dtype_(dtype) {}
@@ -116,6 +133,7 @@ class NDArray {
 template <class T>
 T* NDArray::data() {
   check_dtype(dtype_of<T>());
+  storage_->bump_version();
   return static_cast<T*>(storage_->pointer);
 }
 

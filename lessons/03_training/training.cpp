@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <utility>
 
 #include "lesson.h"
 
@@ -70,7 +71,7 @@ Evaluation evaluate(Classifier& model, const data::LabelledImages& images, Index
     loss_sum += nn::cross_entropy(logits, batch.targets, {.reduction = nn::Reduction::kSum}).item();
     const NDArray predicted = argmax(logits.data(), 1);
     const std::int64_t* p = predicted.data<std::int64_t>();
-    const std::int64_t* t = batch.targets.data().data<std::int64_t>();
+    const std::int64_t* t = std::as_const(batch.targets.data()).data<std::int64_t>();
     for (Index i = 0; i < batch.size(); ++i) {
       ++counts[t[i] * kClasses + p[i]];
       correct += t[i] == p[i];

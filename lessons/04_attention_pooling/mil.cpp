@@ -86,7 +86,7 @@ Tensor logsumexp_pool(const Tensor& h, const Tensor& mask, double sharpness) {
 }
 
 NDArray max_pool_shares(const NDArray& h, const NDArray& mask) {
-  NDArray hv = h.to(kFloat64), mv = mask.to(kFloat64);
+  const NDArray hv = h.to(kFloat64), mv = mask.to(kFloat64);
   const Index B = hv.size(0), T = hv.size(1), M = hv.size(2);
   NDArray shares = NDArray::zeros({B, T}, kFloat64);
   const double* x = hv.data<double>();

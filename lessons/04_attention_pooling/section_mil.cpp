@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "program.h"
 
@@ -93,7 +94,8 @@ BagSplits draw_bags(app::Transcript& t, const Options& o, const Pictures& pictur
   bag_options.count = o.test_bags;
   bags.test = make_bags(pictures.test, bag_options, gen);
   double instances = 0;
-  for (Index i = 0; i < bags.train.mask.numel(); ++i) instances += bags.train.mask.data<float>()[i];
+  for (Index i = 0; i < bags.train.mask.numel(); ++i)
+    instances += std::as_const(bags.train.mask).data<float>()[i];
   t.say(
       "Pictures: {}. A bag is positive iff it holds a '{}' (class {}); half of the bags\n"
       "are, each with {} of them. {} training bags (from the training split, {:.1f}\n"

@@ -49,7 +49,7 @@ struct Sums {
 }  // namespace
 
 double mean_entropy(const NDArray& weights) {
-  NDArray p = weights.to(kFloat64);
+  const NDArray p = weights.to(kFloat64);
   const Index n = p.size(-1), rows = p.numel() / n;
   const double* w = p.data<double>();
   double total = 0;

@@ -7,6 +7,7 @@
 // character costs one position: the query of the new character against the cached keys.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "lesson.h"
 
@@ -35,7 +36,7 @@ namespace {
 // The logits of the last position of [1, S, V], as floats.
 std::vector<float> last_row(const Tensor& logits) {
   const Index S = logits.size(1), V = logits.size(2);
-  const auto all = logits.data().span<float>();
+  const auto all = std::as_const(logits.data()).span<float>();
   return {all.begin() + (S - 1) * V, all.begin() + S * V};
 }
 

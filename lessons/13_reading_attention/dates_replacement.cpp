@@ -97,7 +97,7 @@ void Movement::add(const std::vector<double>& p, const std::vector<double>& q) {
 
 NDArray replace_rows(const NDArray& weights, const NDArray& mask, Replacement kind, Generator& gen,
                      Movement& moved) {
-  NDArray w = weights.to(kFloat64);
+  const NDArray w = weights.to(kFloat64);
   const NDArray keep = mask.to(kFloat64);
   const Index B = w.size(0), H = w.size(1), Tq = w.size(2), S = w.size(3);
   if (w.ndim() != 4 || keep.shape() != Shape{B, S})

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <utility>
 
 #include "nn/data/canvas_cue.h"
 #include "nn/viz/image.h"
@@ -130,7 +131,7 @@ CanvasGenerator::CanvasGenerator(LabelledImages items, CanvasOptions options)
     noun_of_class_[static_cast<std::size_t>(c)] = static_cast<Index>(distinct_nouns_.size());
     distinct_nouns_.push_back(nouns_[static_cast<std::size_t>(c)]);
   }
-  const std::int64_t* labels = items_.labels.data<std::int64_t>();
+  const std::int64_t* labels = std::as_const(items_.labels).data<std::int64_t>();
   for (Index i = 0; i < items_.size(); ++i)
     if (labels[i] >= 0 && labels[i] < class_count &&
         noun_of_class_[static_cast<std::size_t>(labels[i])] >= 0)

@@ -30,7 +30,8 @@ CaptionBatch make_caption_batch(const std::vector<const CanvasExample*>& example
   CaptionBatch batch;
   batch.inputs = Tensor(data::pad_sequences(input_ids));
   batch.targets = Tensor(data::pad_sequences(target_ids));
-  NDArray targets = batch.targets.data(), mask = NDArray::zeros(targets.shape(), kFloat64);
+  const NDArray targets = batch.targets.data();
+  NDArray mask = NDArray::zeros(targets.shape(), kFloat64);
   for (Index i = 0; i < targets.numel(); ++i)
     mask.data<double>()[i] = targets.data<std::int64_t>()[i] != Vocabulary::kPad;
   batch.mask = Tensor(mask.to(dtype));

@@ -71,7 +71,7 @@ namespace {
 
 // A constant one-hot [B, L] row per image, 1 at the most attended region.
 Tensor most_attended(const Tensor& alpha) {
-  NDArray best = argmax(alpha, -1).data();
+  const NDArray best = argmax(alpha, -1).data();
   NDArray one_hot = NDArray::zeros(alpha.shape(), alpha.dtype());
   for (Index b = 0; b < alpha.size(0); ++b) one_hot.set({b, best.data<std::int64_t>()[b]}, 1);
   return Tensor(one_hot);

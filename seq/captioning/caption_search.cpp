@@ -27,9 +27,9 @@ std::vector<Caption> greedy_decode(CaptionDecoder& decoder, const Tensor& region
   // A caption that reaches max_words words stops there, without <eos>.
   for (Index t = 0; t < max_words; ++t) {
     DecoderStep out = decoder.step(regions, projected, previous, state);
-    NDArray log_p = log_softmax(out.logits, -1).data().to(kFloat64);
-    NDArray best = argmax(out.logits, -1).data();  // int64 [B]
-    NDArray alpha = out.alpha.data().to(kFloat32);
+    const NDArray log_p = log_softmax(out.logits, -1).data().to(kFloat64);
+    const NDArray best = argmax(out.logits, -1).data();  // int64 [B]
+    const NDArray alpha = out.alpha.data().to(kFloat32);
     const Index regions_count = alpha.size(1), vocab = log_p.size(1);
     for (Index b = 0; b < batch; ++b) {
       const auto i = static_cast<std::size_t>(b);
@@ -82,8 +82,8 @@ Caption beam_decode(CaptionDecoder& decoder, const Tensor& regions, Index width,
     Tensor many_projected = broadcast_to(projected, {k, projected.size(1), projected.size(2)});
     DecoderStep out =
         decoder.step(many_regions, many_projected, words, {concat(hs, 0), concat(cs, 0)});
-    NDArray log_p = log_softmax(out.logits, -1).data().to(kFloat64);
-    NDArray alpha = out.alpha.data().to(kFloat32);
+    const NDArray log_p = log_softmax(out.logits, -1).data().to(kFloat64);
+    const NDArray alpha = out.alpha.data().to(kFloat32);
     const Index vocab = log_p.size(1), regions_count = alpha.size(1);
 
     // Every (hypothesis, word) extension, best first; keep as many as the beam has room for.

@@ -239,7 +239,7 @@ NDArray encode_all(RegionEncoder& encoder, std::span<const CanvasExample> canvas
     for (const CanvasExample& c :
          canvases.subspan(start, std::min(kBatch, canvases.size() - start)))
       batch.push_back(&c);
-    NDArray regions = encoder.regions(stack_images(batch)).data();
+    const NDArray regions = encoder.regions(stack_images(batch)).data();
     if (!out.defined()) {
       out = NDArray::empty({static_cast<Index>(canvases.size()), regions.size(1), regions.size(2)});
       dst = out.data<float>();

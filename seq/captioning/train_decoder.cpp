@@ -29,9 +29,9 @@ double teacher_forced_accuracy(CaptionDecoder& decoder, const NDArray& regions,
       batch.push_back(&canvases[i]);
     }
     CaptionBatch captions = make_caption_batch(batch, vocab);
-    NDArray best =
+    const NDArray best =
         argmax(unroll(decoder, rows(regions, indices), captions.inputs).logits, -1).data();
-    NDArray targets = captions.targets.data();
+    const NDArray targets = captions.targets.data();
     for (Index i = 0; i < targets.numel(); ++i) {
       const std::int64_t target = targets.data<std::int64_t>()[i];
       if (target == Vocabulary::kPad) continue;
