@@ -1,6 +1,7 @@
 #include "nn/loss.h"
 
 #include <cmath>
+#include <utility>
 
 #include "autograd/ops.h"
 #include "autograd/saved_array.h"
@@ -26,7 +27,7 @@ Index counted_targets(const Tensor& logits, const Tensor& targets,
   if (options.label_smoothing < 0 || options.label_smoothing > 1)
     fail("cross_entropy: label_smoothing must be in [0, 1], got {}", options.label_smoothing);
   const Index classes = logits.size(-1), rows = targets.numel();
-  const std::int64_t* t = targets.data().data<std::int64_t>();
+  const std::int64_t* t = std::as_const(targets.data()).data<std::int64_t>();
   Index counted = 0;
   for (Index r = 0; r < rows; ++r) {
     if (t[r] == options.ignore_index) continue;

@@ -13,6 +13,7 @@
 #include "nn/data/dataset.h"
 #include "nn/loss.h"
 #include "nn/optim/adam.h"
+#include "nn/optim/fit.h"
 #include "nn/optim/schedule.h"
 #include "nn/viz/progress.h"
 #include "tensor/error.h"
@@ -78,6 +79,7 @@ std::vector<EpochRecord> train_classifier(
   viz::Progress progress(loader.size(), progress_options);
 
   std::vector<EpochRecord> records;
+  Index step = 0;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     model.train();
     progress.start_epoch();
@@ -87,11 +89,10 @@ std::vector<EpochRecord> train_classifier(
       adam.zero_grad();
       Tensor loss =
           nn::binary_cross_entropy_with_logits(model.forward(batch.inputs), batch.targets);
+      const double value = loss.item();
+      optim::check_loss_is_finite("train_classifier", ++step, value);
       loss.backward();
       adam.step();
-      const double value = loss.item();
-      if (!std::isfinite(value))
-        fail("train_classifier: the loss is {} at epoch {}: try a smaller --lr", value, epoch);
       progress.step(value, batch.size());
     }
     EpochRecord record;

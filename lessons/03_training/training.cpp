@@ -40,12 +40,11 @@ double train_epoch(Classifier& model, optim::Optimizer& optimizer, const optim::
   model.dropout_generator().manual_seed(stream_seed(seed, kDropoutStream, epoch));
   double sum = 0;
   Index steps = 0;
+  const std::string loop = fmt::format("train, epoch {}", epoch);
   for (const data::Batch& batch : loader) {  // begin() draws this epoch's order
     optim::apply_schedule(optimizer, schedule);
     const double loss = train_step(model, optimizer, batch);
-    if (!std::isfinite(loss))
-      fail("training diverged: the loss is {} at step {} of epoch {} (try a smaller --lr)", loss,
-           steps, epoch);
+    optim::check_loss_is_finite(loop, steps + 1, loss);
     sum += loss;
     ++steps;
     if (step_losses != nullptr) step_losses->push_back(loss);

@@ -52,6 +52,7 @@ std::vector<double> train_mil(MilModel& model, const Bags& train, const MilTrain
   if (!options.show_progress) progress_options.out = &silent;
   viz::Progress progress(batches, progress_options);
   std::vector<double> epoch_losses;
+  Index step = 0;
   for (int epoch = 0; epoch < options.epochs; ++epoch) {
     progress.start_epoch();
     std::vector<Index> order = order_gen.permutation(train.size());
@@ -61,11 +62,9 @@ std::vector<double> train_mil(MilModel& model, const Bags& train, const MilTrain
           select_bags(train, std::vector<Index>(order.begin() + first, order.begin() + last));
       adam.zero_grad();
       Tensor loss = mil_loss(model, batch);
+      optim::check_loss_is_finite("train_mil", ++step, loss.item());
       loss.backward();
       adam.step();
-      if (!std::isfinite(loss.item()))
-        fail("train_mil: the loss is {} in epoch {}: learning rate {} is too large", loss.item(),
-             epoch + 1, options.lr);
       progress.step(loss.item(), batch.size());
     }
     epoch_losses.push_back(progress.end_epoch());

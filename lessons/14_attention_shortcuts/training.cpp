@@ -160,6 +160,7 @@ std::vector<GuidedRecord> train_guided(
 
   Generator draws(options.class_seed);  // one class per canvas for L_am and L_e
   std::vector<GuidedRecord> records;
+  Index step = 0;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     GuidedRecord record{.epoch = epoch};
     model.train();
@@ -172,11 +173,10 @@ std::vector<GuidedRecord> train_guided(
       const std::vector<Index> rows(numbers_in_batch.begin(), numbers_in_batch.end());
       const GuidedLosses losses = guided_losses(model, train, boxed, rows, options, draws);
       Tensor loss = losses.total(options);
+      const double value = loss.item();
+      optim::check_loss_is_finite("train_guided", ++step, value);  // before the step applies it
       loss.backward();
       adam.step();
-      const double value = loss.item();
-      if (!std::isfinite(value))
-        fail("train_guided: the loss is {} at epoch {}: try a smaller --lr", value, epoch);
       record.classification += losses.classification.item() / static_cast<double>(loader.size());
       if (losses.mining.defined())
         record.mining += losses.mining.item() / static_cast<double>(loader.size());
