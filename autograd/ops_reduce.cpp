@@ -44,7 +44,7 @@ Tensor sum(const Tensor& x, int axis, bool keepdim) {
 // y_j = (1/n) sum_k x_jk.  dy_j/dx_jk = 1/n
 Tensor mean(const Tensor& x, int axis, bool keepdim) {
   Shape s = x.shape();
-  double n = static_cast<double>(x.size(axis));
+  double n = static_cast<double>(x.shape()[normalize_axis(axis, x.ndim(), "mean")]);
   return make_op("mean_axis", mean(x.data(), axis, keepdim), {x}, [=](const NDArray& g) -> Grads {
     return {broadcast_to(with_axis(g, axis, s.ndim(), keepdim) * (1.0 / n), s)};
   });
@@ -52,6 +52,7 @@ Tensor mean(const Tensor& x, int axis, bool keepdim) {
 
 // y_j = max_k x_jk.  dy_j/dx_jk = 1 for the first k that attains the max, else 0
 Tensor max(const Tensor& x, int axis, bool keepdim) {
+  normalize_axis(axis, x.ndim(), "max");  // before argmax, which would name itself
   Shape s = x.shape();
   NDArray winner = argmax(x.data(), axis, true);  // [.., 1, ..] positions of the maxima
   return make_op("max", max(x.data(), axis, keepdim), {x}, [=](const NDArray& g) -> Grads {

@@ -58,7 +58,7 @@ Tensor slice(const Tensor& x, int axis, Index start, Index stop, Index step) {
   Shape s = x.shape();
   NDArray y = slice(x.data(), axis, start, stop, step);
   // slice() clamps start as Python does; the backward needs the position it really used.
-  Index n = x.size(axis);
+  Index n = x.shape()[normalize_axis(axis, x.ndim(), "slice")];
   Index first = std::clamp<Index>(start < 0 ? start + n : start, 0, n);
   return make_op("slice", y, {x}, [=](const NDArray& g) -> Grads {
     NDArray dx = NDArray::zeros(s, g.dtype());
@@ -74,7 +74,7 @@ Tensor concat(std::span<const Tensor> parts, int axis) {
   values.reserve(parts.size());
   for (const Tensor& p : parts) {
     values.push_back(p.data());
-    sizes.push_back(p.data().ndim() > 0 ? p.size(axis) : 0);
+    sizes.push_back(p.data().ndim() > 0 ? p.shape()[normalize_axis(axis, p.ndim(), "concat")] : 0);
   }
   NDArray y = concat(values, axis);
   return make_op("concat", y, parts,
@@ -106,9 +106,10 @@ Tensor stack(std::initializer_list<Tensor> parts, int axis) {
 // split and chunk are slices (composed).
 std::vector<Tensor> split(const Tensor& x, std::span<const Index> sizes, int axis) {
   Index total = std::accumulate(sizes.begin(), sizes.end(), Index{0});
-  if (total != x.size(axis))
+  const Index n = x.shape()[normalize_axis(axis, x.ndim(), "split")];
+  if (total != n)
     fail("split: sizes add up to {} but axis {} of shape {} has size {}", total, axis, x.shape(),
-         x.size(axis));
+         n);
   std::vector<Tensor> pieces;
   Index offset = 0;
   for (Index s : sizes) {
@@ -119,7 +120,7 @@ std::vector<Tensor> split(const Tensor& x, std::span<const Index> sizes, int axi
 }
 
 std::vector<Tensor> chunk(const Tensor& x, Index chunks, int axis) {
-  Index n = x.size(axis);
+  Index n = x.shape()[normalize_axis(axis, x.ndim(), "chunk")];
   if (chunks <= 0 || n % chunks != 0)
     fail("chunk: axis {} of shape {} (size {}) does not split into {} equal pieces", axis,
          x.shape(), n, chunks);
