@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <type_traits>
 
 #include "tensor/error.h"
 #include "tensor/parallel.h"
@@ -15,15 +18,28 @@
 namespace attend::app {
 namespace {
 
+// What a number too large for T says: "max 18446744073709551615" for a seed, not that it is
+// not an integer.
+template <class T>
+std::string representable_text() {
+  using limits = std::numeric_limits<T>;
+  if constexpr (std::is_floating_point_v<T>)
+    return fmt::format("max magnitude {:g}", limits::max());
+  if constexpr (std::is_signed_v<T>) return fmt::format("{} to {}", limits::min(), limits::max());
+  return fmt::format("max {}", limits::max());
+}
+
 template <class T>
 T parse_number(const std::string& flag, const std::string& text, const char* kind) {
   T value{};
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec == std::errc::result_out_of_range)
-    fail("--{}: '{}' is out of the range of {}", flag, text, kind);
+  if (ec == std::errc::result_out_of_range && ptr == end)
+    fail("--{}: {} is out of range ({})", flag, text, representable_text<T>());
   if (ec != std::errc() || ptr != end || text.empty())
     fail("--{}: '{}' is not {}", flag, text, kind);
+  if constexpr (std::is_floating_point_v<T>)
+    if (!std::isfinite(value)) fail("--{}: '{}' is not a finite number", flag, text);
   return value;
 }
 

@@ -71,12 +71,30 @@ TEST_CASE("values out of range, malformed or unknown are errors naming the flag"
   CHECK_THAT(error_of({"--epochs", "three"}),
              Catch::Contains("--epochs: 'three' is not an integer"));
   CHECK_THAT(error_of({"--seed", "-1"}), Catch::Contains("--seed"));
-  CHECK_THAT(error_of({"--seed", "99999999999999999999999"}), Catch::Contains("out of the range"));
+  CHECK_THAT(error_of({"--seed", "99999999999999999999999"}),
+             Catch::Contains("--seed: 99999999999999999999999 is out of range"));
   CHECK_THAT(error_of({"--score", "dot"}), Catch::Contains("not one of additive, general"));
   CHECK_THAT(error_of({"--epoch", "3"}), Catch::Contains("did you mean --epochs?"));
   CHECK_THAT(error_of({"--epochs"}), Catch::Contains("needs a value"));
   CHECK_THAT(error_of({"stray"}), Catch::Contains("unexpected argument 'stray'"));
   CHECK(error_of({"--epochs", "1", "--dropout", "1"}).empty());  // the bounds are allowed
+}
+
+TEST_CASE("numbers beyond their type say the type's limit; NaN and infinity are refused",
+          "[flags]") {
+  // 2^64: one more than the largest seed.
+  CHECK(error_of({"--seed", "18446744073709551616"}) ==
+        "--seed: 18446744073709551616 is out of range (max 18446744073709551615)");
+  CHECK(error_of({"--seed", "18446744073709551615"}).empty());
+  CHECK_THAT(error_of({"--epochs", "99999999999"}),
+             Catch::Contains("--epochs: 99999999999 is out of range (-2147483648 to 2147483647)"));
+  CHECK_THAT(error_of({"--lr", "1e999"}), Catch::Contains("--lr: 1e999 is out of range"));
+  for (const char* text : {"nan", "NaN", "inf", "-inf", "infinity"}) {
+    INFO(text);
+    CHECK_THAT(error_of({"--dropout", text}), Catch::Contains("is not a finite number"));
+    CHECK_THAT(error_of({"--lr", text}),
+               Catch::Contains("--lr: '") && Catch::Contains("is not a finite number"));
+  }
 }
 
 TEST_CASE("usage lists every flag with its default and range", "[flags]") {
