@@ -11,31 +11,23 @@
 #include <string>
 #include <vector>
 
+#include "app/flags.h"
 #include "attend.h"
 
 namespace attend::bench {
 
-struct RefOptions {
-  int threads = 1, steps = 50, warmup = 10;
+// --threads N --steps N --warmup N (app::Flags: --help lists them; a bad value is one line
+// naming the flag, exit 2).
+struct RefOptions : app::Flags {
+  int threads = flag(threads, "threads", 1, "threads of the kernels", app::between(1, kMaxThreads));
+  int steps = flag(steps, "steps", 50, "timed training steps", app::at_least(1));
+  int warmup = flag(warmup, "warmup", 10, "untimed training steps before them", app::at_least(0));
 };
 
-// --threads N --steps N --warmup N; anything else prints the usage and exits 2.
 inline RefOptions parse_ref_options(int argc, char** argv) {
   RefOptions o;
-  for (int i = 1; i < argc; i += 2) {
-    const std::string flag = argv[i];
-    const int value = i + 1 < argc ? std::atoi(argv[i + 1]) : 0;
-    if (flag == "--threads" && value > 0 && value <= kMaxThreads)
-      o.threads = value;
-    else if (flag == "--steps" && value > 0)
-      o.steps = value;
-    else if (flag == "--warmup" && value >= 0)
-      o.warmup = value;
-    else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--steps N] [--warmup N]\n", argv[0]);
-      std::exit(2);
-    }
-  }
+  o.parse(argc, argv, argc > 0 ? argv[0] : "bench_ref",
+          "One reference training workload, timed step by step (bench/README.md).");
   set_num_threads(o.threads);
   return o;
 }
