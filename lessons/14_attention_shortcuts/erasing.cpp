@@ -29,13 +29,9 @@ NDArray attended_union(CamClassifier& model, const NDArray& images, const NDArra
                        double threshold) {
   const ClassPairs pairs = class_pairs(labels);
   const Index side = images.size(2), pixels = side * side;
-  const NDArray attended = interpret::attended_regions(
-      class_maps(model,
-                 index_select(
-                     images, 0,
-                     NDArray::from_vector(pairs.canvas, {static_cast<Index>(pairs.canvas.size())})),
-                 pairs.label),
-      threshold);
+  // The encoder runs once per canvas, whatever the number of its classes.
+  const NDArray attended =
+      interpret::attended_regions(class_maps(model, images, pairs.canvas, pairs.label), threshold);
   NDArray regions = NDArray::zeros({images.size(0), side, side}, kFloat32);
   float* r = regions.data<float>();
   const float* a = attended.data<float>();

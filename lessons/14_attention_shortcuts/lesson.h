@@ -160,6 +160,11 @@ std::vector<double> mean_pixel(const NDArray& images);
 // 8x8 grid, upsampled bilinearly. images [P, 3, S, S], one class each -> float64 [P, S, S].
 NDArray class_maps(CamClassifier& model, const NDArray& images, const std::vector<Index>& classes,
                    Index batch = kEvalBatch);
+// The same maps for several classes of each canvas, the encoder run once per canvas: map p is
+// of canvas canvases[p] of `images` (a batch: all of it goes through the encoder at once) and
+// of class classes[p]. -> float64 [P, S, S], each map as class_maps makes it.
+NDArray class_maps(CamClassifier& model, const NDArray& images,
+                   const std::vector<std::int64_t>& canvases, const std::vector<Index>& classes);
 
 // The decision "the class is on the canvas" (logit > 0), scored as the mean of the share of
 // the canvases with the class that it finds and the share of those without that it rejects:
@@ -174,8 +179,19 @@ struct ShortcutScores {
   double mass_on_cue = 0, mass_in_box = 0;
 };
 
+// What one classifier says on the test sets, all that its scores are made of: its logits on
+// the three test sets, and its scaled maps of the cue class on the aligned canvases with the
+// class. Kept, they let several classifiers be scored together without running any again.
+struct TestOutputs {
+  NDArray aligned, conflicting, independent;  // logits [N, classes]
+  NDArray maps;                               // float64 [P, S, S]
+};
+TestOutputs test_outputs(CamClassifier& model, const ShortcutData& d);
+
 // The scores of one classifier, or of several together (adversarial erasing): their mean
 // logits, and the union of their maps (the pixelwise maximum of the scaled maps).
+ShortcutScores score_outputs(const std::vector<const TestOutputs*>& outputs, const ShortcutData& d);
+// The same from the models themselves (test_outputs of each, then score_outputs).
 ShortcutScores score_models(const std::vector<CamClassifier*>& models, const ShortcutData& d);
 
 // ---- (e) figures: figures.cpp ------------------------------------------------------------------

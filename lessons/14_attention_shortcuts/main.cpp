@@ -12,6 +12,7 @@
 // (section 7, section_regions.cpp) lesson 09's captioner attends over a grid or over objects.
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <fstream>
 
 #include "attend.h"
@@ -22,6 +23,25 @@ using namespace attend::lesson14;
 using attend::app::Transcript;
 
 namespace lesson14_main {
+
+// The time each section took, said at its end: the process's CPU time (every thread's, what
+// the 3-minute budget on 2 cores is about) and the wall time (which a loaded machine stretches).
+class SectionClock {
+ public:
+  void say(Transcript& t, int section) {
+    const std::clock_t cpu = std::clock();
+    const auto wall = std::chrono::steady_clock::now();
+    t.say("\nSection {}: {:.1f} s of CPU time ({:.0f} s)\n", section,
+          static_cast<double>(cpu - cpu_) / CLOCKS_PER_SEC,
+          std::chrono::duration<double>(wall - wall_).count());
+    cpu_ = cpu;
+    wall_ = wall;
+  }
+
+ private:
+  std::clock_t cpu_ = std::clock();
+  std::chrono::steady_clock::time_point wall_ = std::chrono::steady_clock::now();
+};
 
 // A baseline gap below this is no shortcut (a band independent of the class in training gives
 // 0.03, exercise 4): the shares of it that the fixes close would be ratios of noise.
@@ -139,21 +159,28 @@ void section_figures(Transcript& t, const Options& o, const ShortcutData& d,
 
 // Sections 1-6: the shortcut, the three fixes, the table and overlays.png.
 void run_shortcuts(Transcript& t, const Options& o) {
+  SectionClock clock;
   ShortcutData d = section_data(t, o);
   release_cached_memory();
+  clock.say(t, 1);
   GuidedOptions options = training_options(o);
   t.heading("2. The baseline: trained as usual (L_cl)");
   const Trained baseline = section_model(t, o, d, "baseline", options);
+  clock.say(t, 2);
   t.heading("3. GAIN: attention mining (L_cl + alpha L_am)");
   options.mining_weight = o.alpha;
   const Trained gain = section_model(t, o, d, "GAIN", options);
+  clock.say(t, 3);
   t.heading("4. GAIN_ext: attention mining and a few boxes (+ w L_e)");
   options.extra_weight = o.extra_weight;
   const Trained gain_ext = section_model(t, o, d, "GAIN_ext", options);
+  clock.say(t, 4);
   const Trained erasing = section_erasing(t, o, d, baseline);
+  clock.say(t, 5);
   const std::vector<const Trained*> rows = {&baseline, &gain, &gain_ext, &erasing};
   section_table(t, o, rows);
   section_figures(t, o, d, rows);
+  clock.say(t, 6);
 }
 
 }  // namespace lesson14_main
@@ -173,7 +200,9 @@ int main(int argc, char** argv) {
     if (o.part != "regions") lesson14_main::run_shortcuts(t, o);
     if (o.part != "shortcuts") {
       release_cached_memory();
+      lesson14_main::SectionClock clock;
       section_regions(t, o);
+      clock.say(t, 7);
     }
     t.say("\nDone in {:.0f} s. Wrote {}/summary.txt.\n", app::seconds_since(start), o.out);
     t.save(o.out + "/summary.txt");

@@ -85,9 +85,7 @@ struct Options : app::Flags {
   bool synthetic =
       flag(synthetic, "synthetic", false, "use generated pictures instead of Fashion-MNIST");
   bool progress = flag(progress, "progress", true, "show the training progress line on stderr");
-  std::string data =
-      flag(data, "data", data::kFashionMnistFolder,
-           "folder with the Fashion-MNIST files (sections 1-6; section 7 reads the default one)");
+  std::string data = data_flag(data, data::kFashionMnistFolder, "Fashion-MNIST");
   std::string out = flag(out, "out", "output/14_attention_shortcuts",
                          "folder for summary.txt, results.csv, overlays.png, regions.csv and "
                          "regions.png");
@@ -103,6 +101,7 @@ GuidedOptions training_options(const Options& o);
 struct Trained {
   std::string name;
   std::vector<std::shared_ptr<CamClassifier>> models;  // several for adversarial erasing
+  std::vector<TestOutputs> outputs;                    // each model's, as scored
   ShortcutScores scores;
   std::vector<CamClassifier*> pointers() const;
 };

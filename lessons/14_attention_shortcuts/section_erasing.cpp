@@ -1,7 +1,8 @@
 // Section 5 of the program: adversarial erasing (erasing.cpp). Step 1 is the baseline's
 // classifier; each further step erases what the previous one attended on the training
 // canvases (erasures add up) and trains a fresh classifier on them. The steps together are
-// scored as one model: their mean logits, and the union of their maps.
+// scored as one model: their mean logits, and the union of their maps (from the outputs each
+// step's scoring kept: no classifier runs on the test sets twice).
 #include "program.h"
 
 namespace attend::lesson14 {
@@ -14,7 +15,10 @@ Trained section_erasing(app::Transcript& t, const Options& o, ShortcutData& d,
         fill[0], fill[1], fill[2]);
   t.say("is erased where a scaled class map of a class on the canvas reaches {}.\n",
         o.erase_threshold);
-  Trained erasing{.name = "erasing", .models = {baseline.models.front()}, .scores = {}};
+  Trained erasing{.name = "erasing",
+                  .models = {baseline.models.front()},
+                  .outputs = {baseline.outputs.front()},
+                  .scores = {}};
   const std::string class_name = d.class_names[static_cast<std::size_t>(d.cue_class)];
   CueSet& erased = d.train;  // erased in place, step after step
   for (int step = 2; step <= o.erase_steps; ++step) {
@@ -29,14 +33,17 @@ Trained section_erasing(app::Transcript& t, const Options& o, ShortcutData& d,
     prepare_classifier(*model, erased.set);
     train_guided(*model, erased, d.boxed, d.validation, training_options(o));
     release_cached_memory();
-    const ShortcutScores alone = score_models({model.get()}, d);
+    erasing.outputs.push_back(test_outputs(*model, d));
+    const ShortcutScores alone = score_outputs({&erasing.outputs.back()}, d);
     t.say(
         "On its own: aligned {:.3f}, conflicting {:.3f}; map {:.1f}% on the band, {:.1f}% in "
         "the box.\n",
         alone.aligned, alone.conflicting, 100 * alone.mass_on_cue, 100 * alone.mass_in_box);
     erasing.models.push_back(model);
   }
-  erasing.scores = score_models(erasing.pointers(), d);
+  std::vector<const TestOutputs*> outputs;  // every step's, computed as it was scored
+  for (const TestOutputs& o : erasing.outputs) outputs.push_back(&o);
+  erasing.scores = score_outputs(outputs, d);
   t.say("\nThe {} classifiers together (mean logits, union of the maps):\n", erasing.models.size());
   say_scores(t, erasing.scores, class_name);
   return erasing;

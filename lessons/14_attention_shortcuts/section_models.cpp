@@ -46,9 +46,10 @@ Trained section_model(app::Transcript& t, const Options& o, const ShortcutData& 
     t.say(", validation mAP {:.3f} ({:.0f} s)\n", r.validation_map, r.seconds);
   };
   train_guided(*model, d.train, d.boxed, d.validation, options, after_epoch);
-  Trained trained{.name = name, .models = {model}, .scores = {}};
   release_cached_memory();
-  trained.scores = score_models(trained.pointers(), d);
+  Trained trained{
+      .name = name, .models = {model}, .outputs = {test_outputs(*model, d)}, .scores = {}};
+  trained.scores = score_outputs({&trained.outputs.front()}, d);
   say_scores(t, trained.scores, d.class_names[static_cast<std::size_t>(d.cue_class)]);
   return trained;
 }

@@ -33,6 +33,8 @@ struct RegionRun {
 PreparedCanvases region_canvases(app::Transcript& t, const Options& o, RegionEncoder& encoder) {
   CanvasPipelineOptions p{.seed = o.seed,
                           .synthetic = o.synthetic,
+                          .data = o.data,
+                          .all_classes = false,
                           .train = o.region_train,
                           .validation = o.region_validation,
                           .test = o.region_test,
