@@ -44,7 +44,7 @@ class SectionClock {
 };
 
 // A baseline gap below this is no shortcut (a band independent of the class in training gives
-// 0.03, exercise 4): the shares of it that the fixes close would be ratios of noise.
+// 0.007, exercise 4): the shares of it that the fixes close would be ratios of noise.
 constexpr double kSmallestGap = 0.05;
 
 // Share of the canvases of the cue class that have the band, among the canvases with or
