@@ -234,7 +234,7 @@ TEST_CASE("score_models: two copies of one model score as the model, figures are
     CHECK(e.maps[0].method == "a");
     CHECK(e.maps[1].method == "b");
     CHECK(e.maps[0].values.size() == 64);
-    CHECK(e.maps[0].scores.size() == 1 + (item ? 1 : 0) + (d.conflicting.has_cue[i] ? 1 : 0));
+    CHECK(e.maps[0].scores.size() == 1u + (item ? 1u : 0u) + (d.conflicting.has_cue[i] ? 1u : 0u));
     CHECK(e.maps[0].scores[0].first == "probability of the class");
     CHECK(e.maps[0].values == e.maps[1].values);  // one model in both columns
   }
