@@ -174,8 +174,9 @@ NDArray sigmoid(const NDArray& x) {
   return unary(x, "sigmoid", [](auto v) { return vector_math::sigmoid(v); });
 }
 
+// NaN passes through (v != v), as in PyTorch: a ReLU must not hide a NaN from the loss check.
 NDArray relu(const NDArray& x) {
-  return unary(x, "relu", [](auto v) { return v > 0 ? v : decltype(v)(0); });
+  return unary(x, "relu", [](auto v) { return v > 0 || v != v ? v : decltype(v)(0); });
 }
 
 NDArray gelu(const NDArray& x) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "support.h"
@@ -38,6 +39,19 @@ TEST_CASE("broadcasting errors name the op and both shapes", "[tensor][errors]")
 TEST_CASE("unary math", "[tensor]") {
   NDArray x = f64({-2, -0.5, 0, 0.5, 3}, {5});
   check_close(relu(x), f64({0, 0, 0, 0.5, 3}, {5}));
+  // NaN passes through ReLU (in both dtypes, and in the vectorised body of a longer array),
+  // and -0 becomes +0 as before.
+  for (DType dtype : {kFloat32, kFloat64}) {
+    NDArray with_nan = NDArray::zeros({37}, kFloat64);
+    with_nan.set({3}, std::nan(""));
+    with_nan.set({20}, -1.0);
+    with_nan.set({21}, -0.0);
+    const std::vector<double> r = relu(with_nan.to(dtype)).to_vector();
+    CHECK(std::isnan(r[3]));
+    CHECK(r[20] == 0);
+    CHECK_FALSE(std::signbit(r[21]));
+    CHECK(std::count_if(r.begin(), r.end(), [](double v) { return std::isnan(v); }) == 1);
+  }
   check_close(abs(x), f64({2, 0.5, 0, 0.5, 3}, {5}));
   check_close(sign(x), f64({-1, -1, 0, 1, 1}, {5}));
   check_close(pow(x, 2), f64({4, 0.25, 0, 0.25, 9}, {5}));
