@@ -81,8 +81,11 @@ double PointingTally::hit_rate() const {
 }
 
 double PointingTally::class_hit_rate(Index label) const {
+  if (label < 0 || label >= static_cast<Index>(pairs_.size()))
+    fail("PointingTally::class_hit_rate: class {} is outside 0..{}", label,
+         static_cast<Index>(pairs_.size()) - 1);
   const auto c = static_cast<std::size_t>(label);
-  return pairs_.at(c) > 0 ? hits_[c] / pairs_[c] : 0.0;
+  return pairs_[c] > 0 ? hits_[c] / pairs_[c] : 0.0;
 }
 
 double PointingTally::class_mean_hit_rate() const {

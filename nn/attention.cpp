@@ -12,6 +12,14 @@ void check_batched(const Tensor& x, std::string_view op, std::string_view what) 
   if (x.ndim() != 3) fail("{}: {} must be [B, T, D], got {}", op, what, x.shape());
 }
 
+// x [B, T, D] whose D is the `size` a projection of `module` expects.
+void check_width(const Tensor& x, Index size, std::string_view module, std::string_view what) {
+  check_batched(x, module, what);
+  if (x.size(2) != size)
+    fail("{}: {} {} must end in {} = {}, got {}", module, what, x.shape(),
+         what == "keys" ? "key_size" : "query_size", size, x.size(2));
+}
+
 void check_same_batch(const Tensor& q, const Tensor& k, std::string_view op) {
   if (q.size(0) != k.size(0))
     fail("{}: queries {} and keys {} have different batch sizes", op, q.shape(), k.shape());
@@ -24,6 +32,14 @@ Tensor masked_softmax(const Tensor& scores, const Tensor& mask) {
   // A [B, Tk] mask applies to every query: make it [B, 1, Tk] to broadcast over Tq.
   Tensor keep = mask;
   if (scores.ndim() == 3 && mask.ndim() == 2) keep = unsqueeze(mask, 1);
+  // The mask must broadcast to the scores' shape (a larger one would change the output's).
+  bool fits = keep.ndim() <= scores.ndim();
+  for (int i = 1; fits && i <= keep.ndim(); ++i)
+    fits = keep.size(-i) == scores.size(-i) || keep.size(-i) == 1;
+  if (!fits)
+    fail("masked_softmax: mask {} does not fit scores {} (a mask is [B, Tk], or broadcasts to "
+         "the scores)",
+         mask.shape(), scores.shape());
   if (keep.dtype() != scores.dtype()) keep = to_dtype(keep, scores.dtype());
   Tensor masked_out = eq(keep, zeros({}, scores.dtype()));
   // exp(-inf) is exactly 0, so masked keys get exactly 0 weight.
@@ -54,7 +70,8 @@ GeneralScore::GeneralScore(Index query_size, Index key_size, Generator& gen)
 }
 
 Tensor GeneralScore::forward(const Tensor& queries, const Tensor& keys) {
-  check_batched(keys, "GeneralScore", "keys");
+  check_width(keys, key_projection.weight.size(1), "GeneralScore", "keys");
+  check_width(queries, key_projection.weight.size(0), "GeneralScore", "queries");
   return dot_score(queries, key_projection(keys));
 }
 
@@ -73,12 +90,13 @@ AdditiveScore::AdditiveScore(Index query_size, Index key_size, Index hidden, Gen
 }
 
 Tensor AdditiveScore::project_keys(const Tensor& keys) {
-  check_batched(keys, "AdditiveScore", "keys");
+  check_width(keys, key_projection.weight.size(1), "AdditiveScore", "keys");
   return key_projection(keys);
 }
 
 Tensor AdditiveScore::score(const Tensor& queries, const Tensor& projected_keys) {
-  check_batched(queries, "AdditiveScore", "queries");
+  check_width(queries, query_projection.weight.size(1), "AdditiveScore", "queries");
+  check_batched(projected_keys, "AdditiveScore", "projected keys");
   check_same_batch(queries, projected_keys, "AdditiveScore");
   Tensor q = unsqueeze(query_projection(queries), 2);  // [B, Tq, 1, A]
   Tensor k = unsqueeze(projected_keys, 1);             // [B, 1, Tk, A]

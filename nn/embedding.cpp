@@ -13,6 +13,12 @@ namespace attend::nn {
 Tensor embedding(const Tensor& ids, const Tensor& weight, Index padding_idx) {
   if (weight.ndim() != 2) fail("embedding: weight must be [num, dim], got {}", weight.shape());
   if (ids.dtype() != kInt64) fail("embedding: ids must be int64, got {}", dtype_name(ids.dtype()));
+  const NDArray& id_values = ids.data();
+  const std::int64_t* id = id_values.data<std::int64_t>();
+  for (Index i = 0; i < id_values.numel(); ++i)
+    if (id[i] < 0 || id[i] >= weight.size(0))
+      fail("embedding: id {} at position {} of ids {} is outside the table of {} rows (0..{})",
+           id[i], i, ids.shape(), weight.size(0), weight.size(0) - 1);
   SavedArray idx(ids.data(), "ids");
   Shape table = weight.shape();
   return make_op("embedding", index_select(weight.data(), 0, ids.data()), {weight},

@@ -20,6 +20,9 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (bias.defined() && bias.shape() != Shape{weight.size(0)})
     fail("linear: bias {} does not match weight {} (expected [{}])", bias.shape(), weight.shape(),
          weight.size(0));
+  if (x.dtype() != weight.dtype())
+    fail("linear: input {} is {} but weight {} is {} (convert one with .to())", x.shape(),
+         dtype_name(x.dtype()), weight.shape(), dtype_name(weight.dtype()));
   NDArray xv = x.data(), w = weight.data();
   const Index in = w.size(1), out = w.size(0);
   // A 1-D input is a single row.

@@ -60,7 +60,8 @@ void Module::zero_grad() {
 }
 
 void Module::to(DType dtype) {
-  if (!is_floating(dtype)) fail("Module::to: parameters must be float32 or float64");
+  if (!is_floating(dtype))
+    fail("Module::to: parameters must be float32 or float64, not {}", dtype_name(dtype));
   for (Tensor& p : parameters()) {
     p.data() = p.data().to(dtype);
     p.zero_grad();

@@ -20,7 +20,7 @@ class Sequential : public UnaryModule {
   UnaryModule& add(std::unique_ptr<UnaryModule> module);
   Tensor forward(const Tensor& x) override;
   std::size_t size() const { return layers_.size(); }
-  UnaryModule& operator[](std::size_t i) { return *layers_.at(i); }
+  UnaryModule& operator[](std::size_t i);  // a layer; an i past the end is an Error
   std::string describe() const override { return "Sequential"; }
 
  private:

@@ -26,7 +26,8 @@ Bleu corpus_bleu(const std::vector<Words>& candidates, const std::vector<Words>&
   if (candidates.size() != references.size() || candidates.empty())
     fail("corpus_bleu: {} candidates and {} references (need the same number, at least one)",
          candidates.size(), references.size());
-  if (options.max_order < 1) fail("corpus_bleu: max_order must be at least 1");
+  if (options.max_order < 1)
+    fail("corpus_bleu: max_order must be at least 1, got {}", options.max_order);
   const std::size_t orders = static_cast<std::size_t>(options.max_order);
   Bleu bleu;
   bleu.matches.assign(orders, 0);

@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <system_error>
 
 #include "tensor/error.h"
 
@@ -110,7 +112,11 @@ std::vector<FormatScore> accuracy_by_format(const std::vector<DateExample>& exam
     fail("accuracy_by_format: {} examples and {} predictions", examples.size(), predictions.size());
   std::vector<FormatScore> scores(data::kDateFormats);
   for (std::size_t i = 0; i < examples.size(); ++i) {
-    FormatScore& s = scores.at(static_cast<std::size_t>(examples[i].format));
+    const int format = examples[i].format;
+    if (format < 0 || format >= data::kDateFormats)
+      fail("accuracy_by_format: example {} has format {}, not one of 0..{}", i, format,
+           data::kDateFormats - 1);
+    FormatScore& s = scores[static_cast<std::size_t>(format)];
     ++s.count;
     s.correct += predictions[i] == examples[i].output;
   }
@@ -122,16 +128,19 @@ void write_length_curve(const std::string& path, const std::vector<LengthBucket>
   csv << "low,high,count,correct,accuracy\n";
   for (const LengthBucket& b : buckets)
     csv << fmt::format("{},{},{},{},{}\n", b.low, b.high, b.count, b.correct, b.accuracy());
-  if (!csv) fail("cannot write the accuracy curve to '{}'", path);
+  if (!csv) fail("write_length_curve: cannot write the accuracy curve to '{}'", path);
 }
 
 std::vector<LengthBucket> read_length_curve(const std::string& path) {
+  errno = 0;
   std::ifstream csv(path);
-  if (!csv) fail("cannot read '{}'", path);
+  if (!csv)
+    fail("read_length_curve: cannot open '{}': {}", path,
+         std::system_category().message(errno != 0 ? errno : ENOENT));
   std::string line;
   std::getline(csv, line);
   if (line != "low,high,count,correct,accuracy")
-    fail("'{}' is not an accuracy curve: its header is '{}'", path, line);
+    fail("read_length_curve: '{}' is not an accuracy curve: its header is '{}'", path, line);
   std::vector<LengthBucket> buckets;
   for (int number = 2; std::getline(csv, line); ++number) {
     std::istringstream fields(line);
@@ -140,10 +149,11 @@ std::vector<LengthBucket> read_length_curve(const std::string& path) {
     if (!(fields >> b.low >> c1 >> b.high >> c2 >> b.count >> c3 >> b.correct) || c1 != ',' ||
         c2 != ',' || c3 != ',' || b.low < 0 || b.high < b.low || b.count < 1 || b.correct < 0 ||
         b.correct > b.count)
-      fail("'{}' line {}: '{}' is not low,high,count,correct,accuracy", path, number, line);
+      fail("read_length_curve: '{}' line {}: '{}' is not low,high,count,correct,accuracy", path,
+           number, line);
     buckets.push_back(b);
   }
-  if (buckets.empty()) fail("'{}' has no rows", path);
+  if (buckets.empty()) fail("read_length_curve: '{}' has no rows", path);
   return buckets;
 }
 

@@ -30,7 +30,9 @@ Batch date_batch(const DateTask& task, const std::vector<DateExample>& examples,
                  const std::vector<std::size_t>& rows) {
   std::vector<TokenIds> sources, targets;
   for (std::size_t row : rows) {
-    const DateExample& e = examples.at(row);
+    if (row >= examples.size())
+      fail("date_batch: row {} is outside the {} examples", row, examples.size());
+    const DateExample& e = examples[row];
     sources.push_back(task.source_vocabulary.encode_characters(e.input));
     targets.push_back(task.target_vocabulary.encode_characters(e.output));
   }

@@ -29,7 +29,10 @@ Batch tiny_batch(Index vocabulary) {
 GradcheckResult gradcheck_model(Seq2SeqModel& model, const Batch& batch) {
   for (const Tensor& p : model.parameters())
     if (p.dtype() != kFloat64)
-      fail("gradcheck_model: convert the model to float64 first (model.to(kFloat64))");
+      fail(
+          "gradcheck_model: a parameter {} is {}: convert the model to float64 first "
+          "(model.to(kFloat64))",
+          p.shape(), dtype_name(p.dtype()));
   // The loss of the whole batch as a function of every parameter of the model.
   TensorFunction loss = [&](const std::vector<Tensor>&) {
     return sequence_loss(teacher_forced(model, batch).logits, batch.target);

@@ -1,5 +1,7 @@
 #include "nn/data/canvas.h"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -136,7 +138,9 @@ CanvasGenerator::CanvasGenerator(LabelledImages items, CanvasOptions options)
     if (labels[i] >= 0 && labels[i] < class_count &&
         noun_of_class_[static_cast<std::size_t>(labels[i])] >= 0)
       usable_items_.push_back(i);
-  if (usable_items_.empty()) fail("CanvasGenerator: no source items of the chosen classes");
+  if (usable_items_.empty())
+    fail("CanvasGenerator: none of the {} source items is of the chosen classes [{}]",
+         items_.size(), fmt::join(options_.classes, ", "));
   if (items_.images.shape() != Shape{items_.size(), 1, 28, 28})
     fail("CanvasGenerator: source items must be [N,1,28,28], got {}", items_.images.shape());
   if (options_.min_objects < 1 || options_.max_objects < options_.min_objects)
@@ -152,6 +156,13 @@ CanvasGenerator::CanvasGenerator(LabelledImages items, CanvasOptions options)
         options_.max_objects, options_.min_item_size, options_.size);
   // Items wander at most this far across the layout axis (their shared line, jittered).
   check_cue(options_, options_.max_item_size + 2 * kAcrossJitter + 1);
+}
+
+Index CanvasGenerator::noun_of_class(Index label) const {
+  if (label < 0 || label >= static_cast<Index>(noun_of_class_.size()))
+    fail("CanvasGenerator::noun_of_class: class {} does not exist ({} classes)", label,
+         noun_of_class_.size());
+  return noun_of_class_[static_cast<std::size_t>(label)];
 }
 
 std::vector<std::string> CanvasGenerator::caption_words() const {

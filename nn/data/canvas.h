@@ -99,9 +99,7 @@ class CanvasGenerator {
   // The nouns of the classes that appear, in the order of options().classes.
   const std::vector<std::string>& distinct_nouns() const { return distinct_nouns_; }
   // The index in distinct_nouns() of class `label`'s noun, or -1 if it never appears.
-  Index noun_of_class(Index label) const {
-    return noun_of_class_.at(static_cast<std::size_t>(label));
-  }
+  Index noun_of_class(Index label) const;
   // Every word a caption can contain, in a fixed order (for a vocabulary).
   std::vector<std::string> caption_words() const;
 

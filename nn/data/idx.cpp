@@ -175,7 +175,7 @@ std::size_t idx_type_size(IdxType type) {
     case IdxType::f64:
       return 8;
   }
-  fail("unknown IDX type 0x{:02X}", static_cast<int>(type));
+  fail("idx_type_size: unknown IDX type 0x{:02X}", static_cast<int>(type));
 }
 
 NDArray IdxArray::to_array(DType dtype, double scale) const {

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <system_error>
 
 #include "tensor/error.h"
 
@@ -19,8 +22,14 @@ std::string austen_file() {
 }
 
 std::string read_text_file(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    fail("read_text_file: '{}' is a folder, not a file", path);
+  errno = 0;
   std::ifstream file(path, std::ios::binary);
-  if (!file) fail("read_text_file: cannot open '{}'", path);
+  if (!file)
+    fail("read_text_file: cannot open '{}': {}", path,
+         std::system_category().message(errno != 0 ? errno : ENOENT));
   std::ostringstream bytes;
   bytes << file.rdbuf();
   if (file.bad()) fail("read_text_file: cannot read '{}'", path);

@@ -1,5 +1,6 @@
 #include "nn/io/checkpoint_file.h"
 
+#include <fmt/ranges.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -224,7 +225,8 @@ std::vector<CheckpointEntry> parse_entries(const std::string& path, ByteReader& 
     for (auto& s : sizes) s = in.take_le<std::uint64_t>("the shape of " + what);
     std::uint64_t data_bytes = 0;
     if (!array_bytes(sizes, dtype_size(dtype), data_bytes))
-      fail("checkpoint '{}' is corrupt: {} has an impossibly large shape", path, what);
+      fail("checkpoint '{}' is corrupt: {} has an impossibly large shape [{}]", path, what,
+           fmt::join(sizes, ", "));
     const unsigned char* data = in.take(data_bytes, what);
 
     if (!seen.insert(name).second)

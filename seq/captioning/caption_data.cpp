@@ -39,7 +39,8 @@ CaptionBatch make_caption_batch(const std::vector<const CanvasExample*>& example
 }
 
 Tensor stack_images(const std::vector<const CanvasExample*>& examples) {
-  const NDArray& first = examples.at(0)->image;
+  if (examples.empty()) fail("stack_images: no canvases to stack");
+  const NDArray& first = examples[0]->image;
   const Index size = first.numel();
   NDArray images = NDArray::empty(
       {static_cast<Index>(examples.size()), first.size(0), first.size(1), first.size(2)});

@@ -45,6 +45,10 @@ CaptionScores evaluate(CaptionDecoder& decoder, const NDArray& regions,
                        const std::vector<CanvasExample>& canvases, const Vocabulary& vocab,
                        Index beam_width,
                        const std::vector<std::vector<interpret::RegionCentre>>& centres) {
+  if (canvases.empty()) fail("evaluate (captions): no canvases to evaluate on");
+  if (regions.ndim() != 3 || regions.size(0) != static_cast<Index>(canvases.size()))
+    fail("evaluate (captions): regions {} do not fit {} canvases ([N, L, D] expected)",
+         regions.shape(), canvases.size());
   std::vector<std::vector<std::string>> generated, references;
   constexpr Index kChunk = 64;
   for (Index start = 0; start < static_cast<Index>(canvases.size()); start += kChunk) {
@@ -89,7 +93,7 @@ CaptionScores evaluate(CaptionDecoder& decoder, const NDArray& regions,
   }
   const Index grid =
       static_cast<Index>(std::lround(std::sqrt(static_cast<double>(regions.size(1)))));
-  const NDArray& image = canvases.at(0).image;
+  const NDArray& image = canvases[0].image;
   scores.where =
       interpret::localisation(canvases, maps, grid, image.defined() ? image.size(-1) : kCanvasSize);
   return scores;

@@ -103,7 +103,9 @@ NDArray pooling_weights(std::span<const Proposal> proposals, Index grid, Index c
     const float share = 1.0f / static_cast<float>(pixels.size());
     for (Index p : pixels) {
       const Index y = p / canvas_size, x = p % canvas_size;
-      if (y >= canvas_size) fail("pooling_weights: pixel {} is outside the canvas", p);
+      if (p < 0 || y >= canvas_size)
+        fail("pooling_weights: pixel {} of proposal {} is outside the {}x{} canvas", p, k,
+             canvas_size, canvas_size);
       w[static_cast<Index>(k) * grid * grid + (y / cell) * grid + x / cell] += share;
     }
   }

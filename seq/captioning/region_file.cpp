@@ -1,6 +1,9 @@
 // The regions of many canvases in a temporary file (region_file.h).
 #include "seq/captioning/region_file.h"
 
+#include <cerrno>
+#include <cstring>
+
 #include "tensor/error.h"
 
 namespace attend::captioning {
@@ -24,8 +27,13 @@ RegionFile::RegionFile(Index count, Index regions, Index features)
   if (count < 1 || regions < 1 || features < 1)
     fail("RegionFile: needs at least one canvas, region and feature, got [{}, {}, {}]", count,
          regions, features);
+  errno = 0;
   file_.reset(std::tmpfile(), [](std::FILE* f) { std::fclose(f); });
-  if (!file_) fail("RegionFile: cannot create a temporary file (is the temporary folder full?)");
+  if (!file_)
+    fail(
+        "RegionFile: cannot create a temporary file for {} canvases x {} regions x {} features: "
+        "{} (is the temporary folder full?)",
+        count, regions, features, std::strerror(errno));
 }
 
 void RegionFile::write(Index first, const NDArray& regions) {

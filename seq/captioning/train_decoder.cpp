@@ -50,8 +50,8 @@ std::vector<CaptionEpoch> train_decoder(CaptionDecoder& decoder, const RegionFil
                                         const std::vector<CanvasExample>& validation,
                                         const Vocabulary& vocab, const CaptionTrainOptions& options,
                                         Generator& gen, const StepLoss& step_loss) {
-  if (options.epochs < 1) fail("--epochs must be at least 1, got {}", options.epochs);
-  if (options.batch < 1) fail("--batch must be at least 1, got {}", options.batch);
+  if (options.epochs < 1) fail("train_decoder: epochs must be at least 1, got {}", options.epochs);
+  if (options.batch < 1) fail("train_decoder: batch must be at least 1, got {}", options.batch);
   StepLoss loss_of = step_loss ? step_loss : [&](const Tensor& regions, const CaptionBatch& batch) {
     return soft_attention_loss(decoder, regions, batch, options.lambda);
   };

@@ -82,3 +82,13 @@ TEST_CASE("mass_inside_boxes and PointingTally on hand-made numbers", "[interpre
   CHECK_THAT(tally.mean_mass_share(), WithinAbs(1.6 / 4, 1e-15));
   CHECK_THAT(error_message([&] { tally.record(3, 1, 0); }), Contains("class 3 is outside 0..2"));
 }
+
+TEST_CASE("PointingTally::class_hit_rate names a class it does not count", "[interpret]") {
+  interpret::PointingTally tally(3);
+  tally.record(2, 1, 0.5);
+  CHECK(tally.class_hit_rate(2) == 1.0);
+  CHECK_THROWS_WITH(tally.class_hit_rate(3),
+                    "PointingTally::class_hit_rate: class 3 is outside 0..2");
+  CHECK_THROWS_WITH(tally.class_hit_rate(-1),
+                    "PointingTally::class_hit_rate: class -1 is outside 0..2");
+}

@@ -293,3 +293,14 @@ TEST_CASE("RegionFile: the rows read back are the bytes written, in any order") 
       Catch::Contains("RegionFile::write: expected float32 [n,4,3], got float32 [1,4,2]"));
   CHECK_THROWS_WITH(RegionFile(0, 4, 3), Catch::Contains("RegionFile: needs at least one canvas"));
 }
+
+TEST_CASE("captioning's error texts name the function and the values it refuses", "[lesson09]") {
+  CHECK_THROWS_WITH(stack_images({}), "stack_images: no canvases to stack");
+  // A pixel index outside the 8x8 canvas (a negative one used to index before the weights).
+  const std::vector<Proposal> outside = {{.pixels = {3, -1}, .box = {}}};
+  CHECK_THROWS_WITH(pooling_weights(outside, 2, 8),
+                    "pooling_weights: pixel -1 of proposal 0 is outside the 8x8 canvas");
+  const std::vector<Proposal> past = {{.pixels = {64}, .box = {}}};
+  CHECK_THROWS_WITH(pooling_weights(past, 2, 8),
+                    "pooling_weights: pixel 64 of proposal 0 is outside the 8x8 canvas");
+}

@@ -298,3 +298,16 @@ TEST_CASE("write_checkpoint_file refuses duplicate, empty and undefined entries"
              Contains("parameter 'w' is undefined"));
   CHECK(dir.listing().empty());
 }
+
+TEST_CASE("a shape whose byte count overflows is refused with its sizes", "[io]") {
+  ScratchDir dir("huge_shape");
+  std::vector<unsigned char> bytes = read_bytes(save_small(dir));
+  REQUIRE(bytes[44] == 2);  // the rank of model/fc.weight; its two sizes follow (u64 each)
+  for (int i = 0; i < 8; ++i) bytes[45 + i] = bytes[53 + i] = (i == 5);  // 2^40 and 2^40
+  rewrite_checksum(bytes);
+  const std::string path = dir.file("huge.ckpt");
+  write_bytes(path, bytes);
+  CHECK_THAT(error_message([&] { nn::read_checkpoint_file(path); }),
+             StartsWith("checkpoint '" + path + "' is corrupt: ") &&
+                 Contains("impossibly large shape [1099511627776, 1099511627776]"));
+}
