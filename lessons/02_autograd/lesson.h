@@ -79,8 +79,9 @@ Tensor mlp_forward(const Mlp& mlp, const Tensor& x);
 // Mean squared error: mean((prediction - target)^2), a 0-d tensor.
 Tensor mse_loss(const Tensor& prediction, const Tensor& target);
 // One gradient-descent step: zero the gradients, forward, backward, p -= lr * dL/dp.
-// Returns the loss before the update.
-double sgd_step(Mlp& mlp, const Dataset& data, double lr);
+// Returns the loss before the update. A loss that is inf or NaN stops it before backward()
+// and the update, with an Error naming `step` (its number, from 0) and the learning rate.
+double sgd_step(Mlp& mlp, const Dataset& data, double lr, int step = 0);
 // `steps` calls of sgd_step; the loss of each step, in order.
 std::vector<double> train_mlp(Mlp& mlp, const Dataset& data, int steps, double lr);
 // The loss without recording a graph (NoGradGuard).

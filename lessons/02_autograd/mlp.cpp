@@ -60,11 +60,15 @@ Tensor mse_loss(const Tensor& prediction, const Tensor& target) {
   return mean(error * error);
 }
 
-double sgd_step(Mlp& mlp, const Dataset& data, double lr) {
+double sgd_step(Mlp& mlp, const Dataset& data, double lr, int step) {
   // backward() adds into .grad, so the gradients of the previous step must go first.
   // (A Tensor is a handle: the copies that parameters() returns share the same nodes.)
   for (Tensor p : mlp.parameters()) p.zero_grad();
   Tensor loss = mse_loss(mlp_forward(mlp, data.x), data.y);
+  // Too large a step overshoots the minimum, further each time, until the numbers overflow.
+  // An infinite or NaN loss would make every gradient and then every parameter inf or NaN:
+  // stop here, before backward() and the update, naming the step and the learning rate.
+  optim::check_loss_is_finite(fmt::format("train_mlp (learning rate {})", lr), step, loss.item());
   loss.backward();
   // The update works on the NDArrays behind the Tensors, so it records nothing in a graph.
   for (const Tensor& p : mlp.parameters()) add_(p.data(), p.grad().data(), -lr);  // p -= lr*g
@@ -73,13 +77,7 @@ double sgd_step(Mlp& mlp, const Dataset& data, double lr) {
 
 std::vector<double> train_mlp(Mlp& mlp, const Dataset& data, int steps, double lr) {
   std::vector<double> losses;
-  for (int step = 0; step < steps; ++step) {
-    losses.push_back(sgd_step(mlp, data, lr));
-    // Too large a step overshoots the minimum, further each time, until the numbers overflow.
-    if (!std::isfinite(losses.back()))
-      fail("train_mlp: the loss is {} at step {}: learning rate {} is too large", losses.back(),
-           step, lr);
-  }
+  for (int step = 0; step < steps; ++step) losses.push_back(sgd_step(mlp, data, lr, step));
   return losses;
 }
 

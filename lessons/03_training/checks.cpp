@@ -49,7 +49,7 @@ OverfitResult overfit_one_batch(ModelKind kind, const ModelConfigs& configs,
   OverfitResult out;
   model->train();
   for (int step = 0; step < steps; ++step)
-    out.losses.push_back(train_step(*model, optimizer, pictures));
+    out.losses.push_back(train_step(*model, optimizer, pictures, "overfit_one_batch", step + 1));
   data::LabelledImages same;
   same.images = pictures.inputs.data();
   same.labels = pictures.targets.data();

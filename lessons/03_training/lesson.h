@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attend.h"
@@ -168,8 +169,10 @@ OverfitResult overfit_one_batch(ModelKind kind, const ModelConfigs& configs,
 // ---- (3, 4) the training loop: training.cpp -------------------------------------------------
 
 // One step: zero_grad, forward, loss, backward, optimizer step. Returns the loss (computed
-// before the update).
-double train_step(Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch);
+// before the update). A loss that is inf or NaN stops it before backward() and the step,
+// with an Error naming `loop` and `step` (optim::check_loss_is_finite).
+double train_step(Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch,
+                  std::string_view loop = "train_step", Index step = 1);
 
 // The learning rate of every step: constant, or falling from learning_rate to 0 along half
 // a cosine over total_steps (optim::CosineAnnealing). Large steps early cover ground; small

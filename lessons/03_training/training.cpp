@@ -4,6 +4,7 @@
 //   optimizer.zero_grad();                 // backward() adds into .grad: clear last step's
 //   Tensor logits = model(batch.inputs);   // forward: [B, 10] raw scores
 //   Tensor loss = cross_entropy(logits, batch.targets);   // one number: mean -log p(true)
+//   check_loss_is_finite(...);             // an inf or NaN loss stops training here
 //   loss.backward();                       // dloss/dparameter for every parameter
 //   optimizer.step();                      // move every parameter against its gradient
 //
@@ -18,10 +19,12 @@
 
 namespace attend::lesson03 {
 
-double train_step(Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch) {
+double train_step(Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch,
+                  std::string_view loop, Index step) {
   optimizer.zero_grad();
   Tensor logits = model(batch.inputs);
   Tensor loss = nn::cross_entropy(logits, batch.targets);
+  optim::check_loss_is_finite(loop, step, loss.item());  // before a NaN reaches the parameters
   loss.backward();
   optimizer.step();
   return loss.item();
@@ -43,8 +46,7 @@ double train_epoch(Classifier& model, optim::Optimizer& optimizer, const optim::
   const std::string loop = fmt::format("train, epoch {}", epoch);
   for (const data::Batch& batch : loader) {  // begin() draws this epoch's order
     optim::apply_schedule(optimizer, schedule);
-    const double loss = train_step(model, optimizer, batch);
-    optim::check_loss_is_finite(loop, steps + 1, loss);
+    const double loss = train_step(model, optimizer, batch, loop, steps + 1);
     sum += loss;
     ++steps;
     if (step_losses != nullptr) step_losses->push_back(loss);

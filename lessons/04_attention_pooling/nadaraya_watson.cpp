@@ -100,11 +100,11 @@ WidthTraining learn_width(const RegressionData& data, double initial_width, int 
   for (int step = 0; step < steps; ++step) {
     width.zero_grad();
     Tensor loss = width_loss(data, width, kernel, leave_one_out);
+    // Before backward() and the update: an inf or NaN loss must not reach the width.
+    optim::check_loss_is_finite(fmt::format("learn_width (learning rate {})", lr), step + 1,
+                                loss.item());
     loss.backward();
     out.losses.push_back(loss.item());
-    if (!std::isfinite(out.losses.back()))
-      fail("learn_width: the loss is {} at step {}: learning rate {} is too large",
-           out.losses.back(), step, lr);
     add_(width.data(), width.grad().data(), -lr);  // w -= lr * dL/dw
   }
   // The loss and slope where training stopped.

@@ -73,12 +73,12 @@ NoisyTraining train_noisy_linear(const NoisyLinearProblem& problem, int steps, I
     NoisyBatch data = draw_noisy_batch(problem, batch, gen);  // fresh x and fresh noise
     sgd.zero_grad();
     Tensor loss = noisy_linear_loss(w, data);
+    // Before backward() and the step: an inf or NaN loss must not reach the weights.
+    optim::check_loss_is_finite(fmt::format("train_noisy_linear (learning rate {})", lr), step + 1,
+                                loss.item());
     loss.backward();
     sgd.step();
     out.losses.push_back(loss.item());
-    if (!std::isfinite(out.losses.back()))
-      fail("train_noisy_linear: the loss is {} at step {}: learning rate {} is too large",
-           out.losses.back(), step, lr);
   }
   out.weights = w.data().to_vector();
   return out;

@@ -129,12 +129,12 @@ MatchingCurve train_matching(Scorer& scorer, const MatchingTask& task, const NDA
     MatchingBatch batch = draw_matching_batch(task, mixing, options.batch, gen);
     adam.zero_grad();
     Tensor loss = matching_loss(scorer, batch);
+    // Before backward() and the step: an inf or NaN loss must not reach the scorer.
+    optim::check_loss_is_finite(fmt::format("train_matching (learning rate {})", options.lr), step,
+                                loss.item());
     loss.backward();
     adam.step();
     curve.losses.push_back(loss.item());
-    if (!std::isfinite(curve.losses.back()))
-      fail("train_matching: the loss is {} at step {}: learning rate {} is too large",
-           curve.losses.back(), step, options.lr);
     if (step % options.eval_every == 0 || step == options.steps) {
       curve.steps.push_back(step);
       curve.accuracies.push_back(matching_accuracy(scorer, test));

@@ -14,6 +14,7 @@ using namespace attend;
 using namespace attend::testing;
 using namespace attend::lesson04;
 using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 using Catch::Matchers::WithinAbs;
 
 namespace {
@@ -458,4 +459,14 @@ TEST_CASE("the bag figure: a PNG and the weights beside it", "[lesson04]") {
   row.weights.pop_back();
   CHECK_THAT(error_message([&] { write_bag_figure(png, {row}); }),
              Contains("has 3 instances, 2 weights and 3 labels"));
+}
+
+TEST_CASE("noisy linear model: too large a learning rate stops at the first infinite loss",
+          "[lesson04]") {
+  Generator gen(0);
+  NoisyLinearProblem problem = make_noisy_linear_problem(16, 0.1, 10, gen);
+  // The loss is checked before backward() and the step (optim::check_loss_is_finite).
+  CHECK_THROWS_WITH(train_noisy_linear(problem, 1500, 256, 10.0, gen),
+                    StartsWith("train_noisy_linear (learning rate 10): the loss of step ") &&
+                        Contains("; training stopped there"));
 }

@@ -5,6 +5,7 @@
 // |numeric|, eps 1e-6, atol 1e-5, rtol 1e-3), the entropy experiment, the dimension pitfall,
 // and the matching task.
 #include <cmath>
+#include <limits>
 
 #include "lessons/05_scoring/lesson.h"
 #include "support.h"
@@ -13,6 +14,7 @@ using namespace attend;
 using namespace attend::testing;
 using namespace attend::lesson05;
 using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 using Catch::Matchers::WithinAbs;
 
 namespace {
@@ -264,4 +266,19 @@ TEST_CASE("the matching task: what each score can learn", "[lesson05]") {
   MatchingBatch copies = draw_matching_batch(task, identity, 500, gen);
   CHECK(matching_accuracy(dot, copies) > 0.95);
   CHECK(mean_target_weight(dot, copies) > mean_target_weight(scaled, copies));
+}
+
+TEST_CASE("the matching task: a non-finite loss stops training, naming the step", "[lesson05]") {
+  MatchingTask task;
+  Generator gen(0);
+  NDArray mixing = make_mixing_matrix(task, gen);
+  MatchingBatch test = draw_matching_batch(task, mixing, 50, gen);
+  Generator init(1), data_gen(2);
+  Scorer general(ScoreKind::kGeneral, 16, 16, 32, init);
+  // A NaN weight makes every score NaN, hence the loss of the very first step.
+  general.parameters()[0].data().set({0, 0}, std::numeric_limits<double>::quiet_NaN());
+  MatchingTraining training{.steps = 10, .batch = 8, .lr = 1e-2, .eval_every = 5};
+  CHECK_THROWS_WITH(train_matching(general, task, mixing, test, training, data_gen),
+                    StartsWith("train_matching (learning rate 0.01): the loss of step 1 is NaN; "
+                               "training stopped there"));
 }
