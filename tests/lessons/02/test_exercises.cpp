@@ -27,6 +27,17 @@ TEST_CASE("exercise check: softplus as a custom op, values", "[lesson02]") {
   CHECK(std::isfinite(softplus_reference(tensor({100.0})).item()));
 }
 
+TEST_CASE("exercise check: softplus as a custom op, an input changed in place is caught",
+          "[lesson02]") {
+  // The backward reads x: kept as a SavedArray, a change of x between the forward and
+  // backward() stops backward() instead of giving the gradient at the new values.
+  Tensor x = tensor({-1.0, 0.0, 2.0}, kFloat64).requires_grad_();
+  Tensor y = softplus_reference(x);
+  x.data().set({0}, 5.0);
+  CHECK_THROWS_WITH(sum(y).backward(),
+                    Catch::Matchers::Contains("its saved input [3] was modified in place"));
+}
+
 TEST_CASE("exercise check: softplus as a custom op, gradcheck", "[lesson02][gradcheck]") {
   Generator gen(11);
   Tensor x = Tensor(NDArray::normal({3, 4}, gen, 0, 4, kFloat64), true);

@@ -152,12 +152,34 @@ TEST_CASE("training the MLP on XOR makes the loss go down", "[lesson02]") {
     CHECK(final_loss < 0.05);
     CHECK(losses.back() < losses[losses.size() / 2]);
   }
-  // Too large a learning rate diverges; training stops with a message instead of NaNs.
+}
+
+TEST_CASE("too large a learning rate stops training at the first infinite loss, before the update",
+          "[lesson02]") {
   Generator gen(0);
   Mlp mlp = init_mlp(8, gen);
-  std::string message = error_message([&] { train_mlp(mlp, xor_dataset(), 60, 0.8); });
-  CHECK_THAT(message, StartsWith("train_mlp: the loss is "));
-  CHECK_THAT(message, EndsWith(": learning rate 0.8 is too large"));
+  const std::string message = error_message([&] { train_mlp(mlp, xor_dataset(), 60, 0.8); });
+  CHECK_THAT(message,
+             StartsWith("train_mlp (learning rate 0.8): the loss of step 27 is inf; "
+                        "training stopped there (usual causes: a learning rate too large"));
+  // The check comes before backward() and the update: the parameters are those after step 26,
+  // large but finite, not the inf or NaN that the update with an infinite gradient would leave.
+  for (const Tensor& p : mlp.parameters())
+    for (double v : p.data().to_vector()) CHECK(std::isfinite(v));
+}
+
+TEST_CASE("sigmoid_custom keeps its output as a SavedArray: a change in place stops backward()",
+          "[lesson02]") {
+  Tensor x = tensor({0.5, -1.0, 2.0}, {3}, kFloat64).requires_grad_();
+  Tensor y = sigmoid_custom(x);
+  sum(y).backward();  // unchanged: fine
+  CHECK_THAT(x.grad().data().to_vector()[1],
+             WithinAbs(0.19661193324148185, 1e-15));  // y(1-y) at -1
+  Tensor z = sigmoid_custom(x);
+  z.data().set({1}, 0.25);  // the output, saved for the backward, changed before backward()
+  CHECK_THROWS_WITH(sum(z).backward(),
+                    StartsWith("backward of sigmoid_custom: its saved output [3] was modified in "
+                               "place after the forward"));
 }
 
 TEST_CASE("gradcheck passes on the neuron and the MLP in float64", "[lesson02][gradcheck]") {
