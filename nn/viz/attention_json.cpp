@@ -72,11 +72,14 @@ std::string json_number(double value, std::string_view what) {
 namespace {
 
 // Map values at float32 precision: the weights are float32 in the models, and
-// "0.1" reads better than the "0.10000000149011612" of its conversion to double.
+// "0.1" reads better than the "0.10000000149011612" of its conversion to double. A value
+// beyond float32's range (an unnormalised map) is written as the double it is: as a float it
+// would be "inf", which is not JSON.
 std::string weight_text(double value, const std::string& where) {
   if (!std::isfinite(value))
     fail("attention_json: {} is {}; JSON has no such number", where, value);
-  return fmt::format("{}", static_cast<float>(value));
+  const auto single = static_cast<float>(value);
+  return std::isfinite(single) ? fmt::format("{}", single) : fmt::format("{}", value);
 }
 
 std::string string_list(const std::vector<std::string>& items) {

@@ -14,6 +14,7 @@
 //   bad/missing       listed in attend_runs.js, but its folder was never written
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "attend.h"
 
@@ -100,6 +101,28 @@ viz::AttentionRun reading_run() {
   return run;
 }
 
+// Strings and numbers that a careless JSON writer gets wrong: every ASCII character (NUL and
+// the other controls included), quotes, backslashes, U+2028, "</script>", a character outside
+// the BMP; a weight float32 cannot hold, float32's smallest, -0, the extremes of double, and
+// the largest seed. tests/viewer/check_json.js checks each against its own copy of them.
+viz::AttentionRun hostile_run() {
+  viz::AttentionRun run{.lesson = "viewer_test",
+                        .title = "hostile strings and numbers",
+                        .kind = "sequence",
+                        .seed = std::numeric_limits<std::uint64_t>::max(),
+                        .flags = "--name \"x\""};
+  viz::AttentionExample& e = run.examples.emplace_back();
+  for (int c = 0; c < 128; ++c) e.name += static_cast<char>(c);
+  e.name += "\u00e9\u2028\u2029\U0001F600</script>";
+  e.source = {"\"", "\\", "\n", "\u2028"};
+  e.target = {"t"};
+  viz::AttentionMap m{.layer = 0};
+  m.values = {{1e39, 1e-45, -0.0, 0.1}};
+  m.scores = {{"tiny", 5e-324}, {"huge", 1.7976931348623157e308}, {"a \"quoted\"\nname", -1e-300}};
+  e.maps.push_back(m);
+  return run;
+}
+
 void write(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
@@ -129,6 +152,14 @@ int main(int argc, char** argv) {
           "attendViewer.register(\"old_schema\", {\"schema\": \"attend-attention/0\"});\n");
     viz::write_attention_run(dir / "bad/missing", run);
     std::filesystem::remove_all(dir / "bad/missing");
+    // strict/: the hostile run, added to a damaged attend_runs.js (a name with a quote, control
+    // and invalid UTF-8 bytes, a line cut short, binary junk): the rewritten list must still
+    // be a valid script (check_json.js).
+    std::filesystem::create_directories(dir / "strict");
+    write(dir / "strict/attend_runs.js",
+          std::string("attendViewer.runs([\n  \"a\"b\",\n  \"\x01\xff\t\",\n  \"x\\\"\n  \"cut") +
+              std::string("\0\x80\"\n", 4) + "]);\n");
+    viz::write_attention_run(dir / "strict/hostile", hostile_run());
     // A page alone, without attend_runs.js.
     std::filesystem::create_directories(dir / "alone");
     write(dir / "alone/attend_viewer.html", std::string(viz::attention_viewer_page()));

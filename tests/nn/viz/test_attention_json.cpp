@@ -70,6 +70,14 @@ TEST_CASE("viz: attention_json writes the schema, the run, tokens, spans and map
   CHECK(json.ends_with("]}\n ]}\n"));
 }
 
+TEST_CASE("viz: a weight beyond float32's range is written as a number, never inf", "[viz]") {
+  viz::AttentionRun run = tiny_run();
+  run.examples[0].maps[0].values[0] = {1e39, -1e300, 1e-45};
+  const std::string json = viz::attention_json(run);
+  CHECK_THAT(json, Contains("\"values\": [[1e+39, -1e+300, 1e-45],"));
+  CHECK_THAT(json, !Contains("inf"));
+}
+
 TEST_CASE("viz: attention_json names the example, map and cell of bad data", "[viz]") {
   viz::AttentionRun run = tiny_run();
   SECTION("a NaN weight") {
