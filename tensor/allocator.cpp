@@ -89,9 +89,15 @@ void release(void* pointer, std::size_t bytes) {
   std::lock_guard lock(c.mutex);
   c.stats.bytes_in_use -= rounded;
   if (kUseCache && c.stats.bytes_cached + rounded <= kMaxCachedBytes) {
-    c.free_blocks[cls].push_back(pointer);
-    c.stats.bytes_cached += rounded;
-    return;
+    // The list may need memory to grow; when there is none (the very moment an out-of-memory
+    // error unwinds and frees arrays), the block goes back to the system instead: release
+    // runs in destructors and must not throw.
+    try {
+      c.free_blocks[cls].push_back(pointer);
+      c.stats.bytes_cached += rounded;
+      return;
+    } catch (const std::bad_alloc&) {
+    }
   }
   std::free(pointer);
 }

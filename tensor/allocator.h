@@ -14,7 +14,7 @@ namespace attend::memory {
 constexpr std::size_t kAlignment = 64;  // one cache line; also the width of an AVX-512 register
 
 void* allocate(std::size_t bytes);
-void release(void* pointer, std::size_t bytes);
+void release(void* pointer, std::size_t bytes);  // never throws: it runs in destructors
 
 struct Stats {
   std::size_t bytes_in_use = 0;  // handed out and not yet released
