@@ -117,11 +117,9 @@ function checkRunFolder(folder) {
   const script = path.join(folder, 'attention_data.js');
   const calls = runScript(script);
   if (calls.registered.length !== 1) fail(script, `registers ${calls.registered.length} runs, not 1`);
-  try {
-    assert.deepStrictEqual(calls.registered[0].doc, doc);
-  } catch (error) {
+  // The script's objects come from another context (other prototypes): compare as text.
+  if (JSON.stringify(calls.registered[0].doc) !== JSON.stringify(doc))
     fail(script, 'registers other data than attention.json beside it');
-  }
 }
 
 function checkIndex(file) {
