@@ -309,11 +309,15 @@ void describe_setup(int threads) {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  const int threads = choose_threads();
-  describe_setup(threads);
-  check_all_implementations();
-  register_benchmarks(threads);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  // Inside run_program: an exception (an attend::Error, or Google Benchmark's own on a flag
+  // such as --benchmark_repetitions=-5) is one line and exit 1, not an abort.
+  const int threads = choose_threads();  // before run_program, which reads ATTEND_NUM_THREADS
+  return attend::app::run_program([threads] {
+    describe_setup(threads);
+    check_all_implementations();
+    register_benchmarks(threads);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+  });
 }

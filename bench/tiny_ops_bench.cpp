@@ -199,10 +199,14 @@ void register_benchmarks() {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("chain_length", std::to_string(kChainLength));
-  check_all_chains();
-  register_benchmarks();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  // Inside run_program: an exception (an attend::Error, or Google Benchmark's own on a flag
+  // such as --benchmark_repetitions=-5) is one line and exit 1, not an abort.
+  return attend::app::run_program([] {
+    benchmark::AddCustomContext("chain_length", std::to_string(kChainLength));
+    check_all_chains();
+    register_benchmarks();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+  });
 }
