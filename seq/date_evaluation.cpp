@@ -140,7 +140,8 @@ std::vector<LengthBucket> read_length_curve(const std::string& path) {
   std::string line;
   std::getline(csv, line);
   if (line != "low,high,count,correct,accuracy")
-    fail("read_length_curve: '{}' is not an accuracy curve: its header is '{}'", path, line);
+    fail("read_length_curve: '{}' is not an accuracy curve: its header is {:?}", path,
+         line.substr(0, 60));
   std::vector<LengthBucket> buckets;
   for (int number = 2; std::getline(csv, line); ++number) {
     std::istringstream fields(line);
@@ -149,8 +150,8 @@ std::vector<LengthBucket> read_length_curve(const std::string& path) {
     if (!(fields >> b.low >> c1 >> b.high >> c2 >> b.count >> c3 >> b.correct) || c1 != ',' ||
         c2 != ',' || c3 != ',' || b.low < 0 || b.high < b.low || b.count < 1 || b.correct < 0 ||
         b.correct > b.count)
-      fail("read_length_curve: '{}' line {}: '{}' is not low,high,count,correct,accuracy", path,
-           number, line);
+      fail("read_length_curve: '{}' line {}: {:?} is not low,high,count,correct,accuracy", path,
+           number, line.substr(0, 60));
     buckets.push_back(b);
   }
   if (buckets.empty()) fail("read_length_curve: '{}' has no rows", path);

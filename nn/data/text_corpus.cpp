@@ -299,7 +299,7 @@ CharCorpus split_corpus(std::string_view text, double train_fraction) {
     fail("split_corpus: train_fraction {} must be strictly between 0 and 1", train_fraction);
   const auto cut = static_cast<std::size_t>(train_fraction * static_cast<double>(text.size()));
   if (cut == 0 || cut == text.size())
-    fail("split_corpus: a text of {} characters is too short to split {}/{}", text.size(),
+    fail("split_corpus: a text of {} characters is too short to split {:g}/{:g}", text.size(),
          train_fraction, 1 - train_fraction);
   CharCorpus corpus;
   corpus.vocabulary = CharVocabulary(text);

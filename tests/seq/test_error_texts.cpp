@@ -1,5 +1,7 @@
 // The error texts of seq/'s public API: each names the function that refused and the
 // values it was given (never an internal text such as vector::_M_range_check).
+#include <fstream>
+
 #include "attend.h"
 #include "scratch_dir.h"
 #include "seq/test_models.h"
@@ -41,4 +43,9 @@ TEST_CASE("error texts: read_length_curve names the function, the file and the r
   CHECK_THROWS_WITH(
       seq::read_length_curve(dir.file("none.csv")),
       "read_length_curve: cannot open '" + dir.file("none.csv") + "': No such file or directory");
+  // A binary file: its first line is quoted with escapes, never printed raw to the terminal.
+  std::ofstream(dir.file("junk.csv"), std::ios::binary) << std::string("\x01\xff\x1b[31m", 7);
+  CHECK_THROWS_WITH(seq::read_length_curve(dir.file("junk.csv")),
+                    "read_length_curve: '" + dir.file("junk.csv") +
+                        "' is not an accuracy curve: its header is \"\\x01\\xff\\x1b[31m\"");
 }
