@@ -108,8 +108,8 @@ std::string gnuplot_quote(std::string_view text) {
   for (char c : text) {
     if (c == '\'') {
       quoted += "''";
-    } else if (c == '\n' || c == '\r') {
-      quoted += ' ';
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      quoted += ' ';  // a line break (or any control byte, say a NUL) would cut the command
     } else {
       quoted += c;
     }
@@ -120,7 +120,11 @@ std::string gnuplot_quote(std::string_view text) {
 std::string gnuplot_tics(const std::vector<std::string>& labels) {
   std::string tics = "(";
   for (std::size_t i = 0; i < labels.size(); ++i) {
-    tics += fmt::format("{}{} {}", i == 0 ? "" : ", ", gnuplot_quote(labels[i]), i);
+    // gnuplot reads a tic label as a format for the tic's value: a '%' must be written "%%"
+    // (a text with '%' in it, lesson 12's --text, drew "Bad format character" errors).
+    std::string label;
+    for (char c : labels[i]) label += c == '%' ? std::string("%%") : std::string(1, c);
+    tics += fmt::format("{}{} {}", i == 0 ? "" : ", ", gnuplot_quote(label), i);
   }
   return tics + ")";
 }

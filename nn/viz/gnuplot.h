@@ -29,10 +29,12 @@ void set_gnuplot_disabled(bool disabled);
 namespace detail {
 
 // Text as a gnuplot string literal: in single quotes, where only ' is special (written
-// twice) and backslashes stay literal. Line breaks become spaces: a label is one line.
+// twice) and backslashes stay literal. Line breaks (and any control byte) become spaces: a
+// label is one line.
 std::string gnuplot_quote(std::string_view text);
 
-// Tic labels for positions 0, 1, 2, ...: "('the' 0, 'cat' 1, 'sat' 2)".
+// Tic labels for positions 0, 1, 2, ...: "('the' 0, 'cat' 1, 'sat' 2)". gnuplot reads each
+// label as a format for its tic's value, so a '%' is written "%%".
 std::string gnuplot_tics(const std::vector<std::string>& labels);
 
 // A number as gnuplot reads it back exactly (shortest round-trip form, e.g. 0.1 or 1e-05).

@@ -271,6 +271,8 @@ TEST_CASE("viz: labels reach gnuplot literally, in single quotes", "[viz]") {
   CHECK(gnuplot_quote("a\\b \"c\" x_1^2 {b} @@") == "'a\\b \"c\" x_1^2 {b} @@'");
   CHECK(gnuplot_quote("two\nlines") == "'two lines'");
   CHECK(viz::detail::gnuplot_tics({"the", "cat's"}) == "('the' 0, 'cat''s' 1)");
+  // A tic label is a format for its value in gnuplot: '%' doubled; control bytes blanked.
+  CHECK(viz::detail::gnuplot_tics({"5%", std::string("a\0b\x1b", 4)}) == "('5%%' 0, 'a b ' 1)");
   CHECK(viz::detail::gnuplot_number(0.1) == "0.1");
   const std::string preamble = viz::detail::gnuplot_preamble("out/it's.png", 300, 200);
   CHECK_THAT(preamble, Contains("set terminal pngcairo size 300,200"));
