@@ -31,6 +31,10 @@
 
 #include <algorithm>
 
+#if defined(__AVX512F__) || defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 #include "tensor/allocator.h"
 #include "tensor/gemm_kernel.h"
 #include "tensor/parallel.h"
@@ -92,6 +96,86 @@ void pack_a(const float* a, Index lda, bool transposed, Index i0, Index mc, Inde
   }
 }
 
+// A transposed B, packed: dst[k * NR + j] = src[j * ldb + k] for k < kc, j < NR. Column j of
+// the sliver is row j of B. Squares of kLanes x kLanes numbers are transposed in registers
+// (kLanes rows of B loaded as vectors, kLanes rows of the sliver stored as vectors), the k past
+// the last whole square one number at a time. Only a copy: the bits are those of B.
+#if defined(__AVX512F__)
+constexpr Index kTransposeSquare = 16;
+// GCC 12 warns that the "undefined" vector its own headers pass to the shuffles' unused
+// merge operand is uninitialised (GCC bug 105593); the warning is about the header, not here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+// 16 rows of 16 floats, src[r * lds + c], to dst[c * ldd + r].
+inline void transpose_square(const float* src, Index lds, float* dst, Index ldd) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
+  // Pairs of rows interleaved: t[2i] holds (r[2i][c], r[2i+1][c]) for c = 0, 1 of each 128-bit
+  // lane's four columns, t[2i+1] for c = 2, 3.
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  // Four rows per lane: r[4i + c] holds rows 4i..4i+3 of column c of each lane's four columns.
+  for (int i = 0; i < 16; i += 4) {
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  // Lanes regrouped: for c < 4, t[c] holds column c (lanes: rows 0-3, 4-7 of columns c and
+  // c + 8), t[c + 4] the same for columns c + 4 and c + 12; t[8 + ..] for rows 8-15.
+  for (int h = 0; h < 2; ++h)
+    for (int c = 0; c < 4; ++c) {
+      t[8 * h + c] = _mm512_shuffle_f32x4(r[8 * h + c], r[8 * h + 4 + c], 0x88);
+      t[8 * h + 4 + c] = _mm512_shuffle_f32x4(r[8 * h + c], r[8 * h + 4 + c], 0xDD);
+    }
+  for (int c = 0; c < 8; ++c) {
+    _mm512_storeu_ps(dst + c * ldd, _mm512_shuffle_f32x4(t[c], t[8 + c], 0x88));
+    _mm512_storeu_ps(dst + (c + 8) * ldd, _mm512_shuffle_f32x4(t[c], t[8 + c], 0xDD));
+  }
+}
+#pragma GCC diagnostic pop
+#elif defined(__AVX__)
+constexpr Index kTransposeSquare = 8;
+// 8 rows of 8 floats, src[r * lds + c], to dst[c * ldd + r].
+inline void transpose_square(const float* src, Index lds, float* dst, Index ldd) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * lds);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  // r[c] (c < 4) holds rows 0-3 of columns c and c + 4, r[4 + c] rows 4-7.
+  for (int c = 0; c < 4; ++c) {
+    _mm256_storeu_ps(dst + c * ldd, _mm256_permute2f128_ps(r[c], r[4 + c], 0x20));
+    _mm256_storeu_ps(dst + (c + 4) * ldd, _mm256_permute2f128_ps(r[c], r[4 + c], 0x31));
+  }
+}
+#else
+constexpr Index kTransposeSquare = 4;
+inline void transpose_square(const float* src, Index lds, float* dst, Index ldd) {
+  for (Index r = 0; r < kTransposeSquare; ++r)
+    for (Index c = 0; c < kTransposeSquare; ++c) dst[c * ldd + r] = src[r * lds + c];
+}
+#endif
+static_assert(NR % kTransposeSquare == 0, "a sliver is a whole number of squares wide");
+
+void pack_transposed_sliver(const float* src, Index ldb, Index kc, float* dst) {
+  const Index k_whole = kc - kc % kTransposeSquare;
+  for (Index k = 0; k < k_whole; k += kTransposeSquare)
+    for (Index j = 0; j < NR; j += kTransposeSquare)
+      transpose_square(src + j * ldb + k, ldb, dst + k * NR + j, NR);
+  for (Index j = 0; j < NR; ++j)
+    for (Index k = k_whole; k < kc; ++k) dst[k * NR + j] = src[j * ldb + k];
+}
+
 // Rows k0..k0+kc of op(B), columns j0..j0+nc, into slivers of NR columns: sliver s holds
 // element (k, j) at [k * NR + j], zero columns past the edge.
 void pack_b(const float* b, Index ldb, bool transposed, Index k0, Index kc, Index j0, Index nc,
@@ -109,6 +193,8 @@ void pack_b(const float* b, Index ldb, bool transposed, Index k0, Index kc, Inde
         for (Index j = 0; j < cols; ++j) dst[k * NR + j] = src[j];
         for (Index j = cols; j < NR; ++j) dst[k * NR + j] = 0;
       }
+    } else if (cols == NR) {
+      pack_transposed_sliver(b + (j0 + s) * ldb + k0, ldb, kc, dst);
     } else {
       // A transpose: column j of the sliver is a row of B. Done kBlock rows of the sliver at a
       // time, so that the rows being written (kBlock x NR floats) stay in the L1 cache.
