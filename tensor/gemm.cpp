@@ -96,20 +96,22 @@ void pack_a(const float* a, Index lda, bool transposed, Index i0, Index mc, Inde
   }
 }
 
-// A transposed B, packed: dst[k * NR + j] = src[j * ldb + k] for k < kc, j < NR. Column j of
-// the sliver is row j of B. Squares of kLanes x kLanes numbers are transposed in registers
-// (kLanes rows of B loaded as vectors, kLanes rows of the sliver stored as vectors), the k past
-// the last whole square one number at a time. Only a copy: the bits are those of B.
+// A transposed B, packed: dst[k * NR + j] = src[j * ldb + k] for k < kc, j < cols, and 0 for
+// j >= cols. Column j of the sliver is row j of B. Squares of kLanes x kLanes numbers are
+// transposed in registers (kLanes rows of B loaded as vectors, zeros for the rows past `cols`,
+// kLanes rows of the sliver stored as vectors), the k past the last whole square one number
+// at a time. Only a copy: the bits are those of B.
 #if defined(__AVX512F__)
 constexpr Index kTransposeSquare = 16;
 // GCC 12 warns that the "undefined" vector its own headers pass to the shuffles' unused
 // merge operand is uninitialised (GCC bug 105593); the warning is about the header, not here.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
-// 16 rows of 16 floats, src[r * lds + c], to dst[c * ldd + r].
-inline void transpose_square(const float* src, Index lds, float* dst, Index ldd) {
+// 16 rows of 16 floats, src[r * lds + c] (0 for r >= rows), to dst[c * ldd + r].
+inline void transpose_square(const float* src, Index lds, Index rows, float* dst, Index ldd) {
   __m512 r[16], t[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
+  for (int i = 0; i < 16; ++i)
+    r[i] = i < rows ? _mm512_loadu_ps(src + i * lds) : _mm512_setzero_ps();
   // Pairs of rows interleaved: t[2i] holds (r[2i][c], r[2i+1][c]) for c = 0, 1 of each 128-bit
   // lane's four columns, t[2i+1] for c = 2, 3.
   for (int i = 0; i < 16; i += 2) {
@@ -138,10 +140,11 @@ inline void transpose_square(const float* src, Index lds, float* dst, Index ldd)
 #pragma GCC diagnostic pop
 #elif defined(__AVX__)
 constexpr Index kTransposeSquare = 8;
-// 8 rows of 8 floats, src[r * lds + c], to dst[c * ldd + r].
-inline void transpose_square(const float* src, Index lds, float* dst, Index ldd) {
+// 8 rows of 8 floats, src[r * lds + c] (0 for r >= rows), to dst[c * ldd + r].
+inline void transpose_square(const float* src, Index lds, Index rows, float* dst, Index ldd) {
   __m256 r[8], t[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * lds);
+  for (int i = 0; i < 8; ++i)
+    r[i] = i < rows ? _mm256_loadu_ps(src + i * lds) : _mm256_setzero_ps();
   for (int i = 0; i < 8; i += 2) {
     t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
     t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
@@ -160,20 +163,22 @@ inline void transpose_square(const float* src, Index lds, float* dst, Index ldd)
 }
 #else
 constexpr Index kTransposeSquare = 4;
-inline void transpose_square(const float* src, Index lds, float* dst, Index ldd) {
+inline void transpose_square(const float* src, Index lds, Index rows, float* dst, Index ldd) {
   for (Index r = 0; r < kTransposeSquare; ++r)
-    for (Index c = 0; c < kTransposeSquare; ++c) dst[c * ldd + r] = src[r * lds + c];
+    for (Index c = 0; c < kTransposeSquare; ++c) dst[c * ldd + r] = r < rows ? src[r * lds + c] : 0;
 }
 #endif
 static_assert(NR % kTransposeSquare == 0, "a sliver is a whole number of squares wide");
 
-void pack_transposed_sliver(const float* src, Index ldb, Index kc, float* dst) {
+void pack_transposed_sliver(const float* src, Index ldb, Index kc, Index cols, float* dst) {
   const Index k_whole = kc - kc % kTransposeSquare;
   for (Index k = 0; k < k_whole; k += kTransposeSquare)
-    for (Index j = 0; j < NR; j += kTransposeSquare)
-      transpose_square(src + j * ldb + k, ldb, dst + k * NR + j, NR);
-  for (Index j = 0; j < NR; ++j)
-    for (Index k = k_whole; k < kc; ++k) dst[k * NR + j] = src[j * ldb + k];
+    for (Index j = 0; j < NR; j += kTransposeSquare) {
+      const Index rows = std::clamp<Index>(cols - j, 0, kTransposeSquare);
+      transpose_square(src + j * ldb + k, ldb, rows, dst + k * NR + j, NR);
+    }
+  for (Index k = k_whole; k < kc; ++k)
+    for (Index j = 0; j < NR; ++j) dst[k * NR + j] = j < cols ? src[j * ldb + k] : 0;
 }
 
 // Rows k0..k0+kc of op(B), columns j0..j0+nc, into slivers of NR columns: sliver s holds
@@ -193,21 +198,8 @@ void pack_b(const float* b, Index ldb, bool transposed, Index k0, Index kc, Inde
         for (Index j = 0; j < cols; ++j) dst[k * NR + j] = src[j];
         for (Index j = cols; j < NR; ++j) dst[k * NR + j] = 0;
       }
-    } else if (cols == NR) {
-      pack_transposed_sliver(b + (j0 + s) * ldb + k0, ldb, kc, dst);
     } else {
-      // A transpose: column j of the sliver is a row of B. Done kBlock rows of the sliver at a
-      // time, so that the rows being written (kBlock x NR floats) stay in the L1 cache.
-      constexpr Index kBlock = 16;
-      for (Index kb = 0; kb < kc; kb += kBlock) {
-        const Index k_end = std::min(kc, kb + kBlock);
-        for (Index j = 0; j < cols; ++j) {
-          const float* src = b + (j0 + s + j) * ldb + k0;
-          for (Index k = kb; k < k_end; ++k) dst[k * NR + j] = src[k];
-        }
-      }
-      for (Index k = 0; k < kc; ++k)
-        for (Index j = cols; j < NR; ++j) dst[k * NR + j] = 0;
+      pack_transposed_sliver(b + (j0 + s) * ldb + k0, ldb, kc, cols, dst);
     }
   }
 }
