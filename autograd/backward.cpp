@@ -10,6 +10,7 @@
 //    arrays it captured are freed, and a second backward() through it is an error.
 #include <atomic>
 #include <cmath>
+#include <unordered_set>
 
 #include "autograd/saved_array.h"
 #include "autograd/tensor.h"
@@ -118,6 +119,11 @@ void Tensor::backward(const NDArray& grad_output, const BackwardOptions& options
           node->op);
 
   const bool detect_anomaly = anomaly_detection_enabled();
+  // The pending gradients this pass allocated itself (the sum of two or more contributions):
+  // no one else holds them, so later contributions are added in place, without a new array
+  // per addition. sum + g either way, element by element: the same bits. A single
+  // contribution is kept as it came (it may be shared with another input or a saved array).
+  std::unordered_set<const Node*> owned_sums;
   node_->pending_grad = grad_output;
   try {
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -151,7 +157,14 @@ void Tensor::backward(const NDArray& grad_output, const BackwardOptions& options
                gi.shape(), dtype_name(gi.dtype()), i, input->data.shape(),
                dtype_name(input->data.dtype()));
         if (detect_anomaly) check_finite(gi, *node, i);
-        input->pending_grad = accumulate(input->pending_grad, gi);
+        if (!input->pending_grad.defined()) {
+          input->pending_grad = gi;
+        } else if (owned_sums.contains(input)) {
+          add_(input->pending_grad, gi);
+        } else {
+          input->pending_grad = add(input->pending_grad, gi);
+          owned_sums.insert(input);
+        }
       }
       if (!options.retain_graph) {
         node->backward = nullptr;  // frees the arrays the backward function saved
