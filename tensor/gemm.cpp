@@ -107,6 +107,9 @@ constexpr Index kTransposeSquare = 16;
 // merge operand is uninitialised (GCC bug 105593); the warning is about the header, not here.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // the same, in a Debug build
+#endif
 // 16 rows of 16 floats, src[r * lds + c] (0 for r >= rows), to dst[c * ldd + r].
 inline void transpose_square(const float* src, Index lds, Index rows, float* dst, Index ldd) {
   __m512 r[16], t[16];
