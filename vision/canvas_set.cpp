@@ -81,35 +81,39 @@ data::LabelledImages load_items(const CanvasDataOptions& options, data::Split sp
   return data::load_fashion_mnist(split, options.folder);
 }
 
+// The training canvases, from the training pictures, copied into their set a chunk at a time
+// as they are made and their images dropped at once, so that they never exist twice (as
+// canvases and as the set: 2 x 200 MB for 4,000 canvases). The pictures are freed on return.
+CanvasSet draw_training(const CanvasDataOptions& options, std::vector<std::string>& class_names) {
+  data::LabelledImages items = load_items(options, data::Split::kTrain);
+  class_names = items.class_names;
+  const auto classes = static_cast<Index>(class_names.size());
+  const data::CanvasGenerator train(std::move(items), canvas_options(options));
+  CanvasSet set;
+  auto into_train_set = [&](std::span<data::CanvasExample> chunk) {
+    if (!set.images.defined()) set = empty_canvas_set(options.train, classes, chunk[0]);
+    for (data::CanvasExample& example : chunk) {
+      add_canvas(set, example);
+      example.image = NDArray();
+    }
+  };
+  // (No held-out canvas is made here: the second generator is not used.)
+  data::make_canvas_splits(train, train, static_cast<std::size_t>(options.train), 0, 0,
+                           options.seed, into_train_set, kTrainChunk);
+  return set;
+}
+
 // The canvases of the three splits, into `out`, one source of pictures at a time: the
-// training canvases from the training pictures, copied into their set a chunk at a time as
-// they are made and their images dropped at once, so that they never exist twice (as
-// canvases and as the set: 2 x 200 MB for 4,000 canvases); then, with the training pictures
-// freed, the held-out canvases from the test pictures. make_canvas_splits draws the two kinds
-// from generators of their own, so making them in two calls gives the same canvases as one.
+// training canvases (draw_training); then, with the training pictures freed, the held-out
+// canvases from the test pictures. make_canvas_splits draws the two kinds from generators of
+// their own, so making them in two calls gives the same canvases as one.
 void draw_canvases(const CanvasDataOptions& options, CanvasData& out) {
-  const data::CanvasOptions canvas = canvas_options(options);
-  {
-    data::LabelledImages items = load_items(options, data::Split::kTrain);
-    out.class_names = items.class_names;
-    const auto classes = static_cast<Index>(out.class_names.size());
-    const data::CanvasGenerator train(std::move(items), canvas);
-    auto into_train_set = [&](std::span<data::CanvasExample> chunk) {
-      if (!out.train.images.defined())
-        out.train = empty_canvas_set(options.train, classes, chunk[0]);
-      for (data::CanvasExample& example : chunk) {
-        add_canvas(out.train, example);
-        example.image = NDArray();
-      }
-    };
-    // (No held-out canvas is made here: the second generator is not used.)
-    data::make_canvas_splits(train, train, static_cast<std::size_t>(options.train), 0, 0,
-                             options.seed, into_train_set, kTrainChunk);
-  }
+  out.train = draw_training(options, out.class_names);
   memory::empty_cache();  // the training pictures' 190 MB: back to the system, not to reuse
   // Pictures for held-out canvases come from the test split: they show items the model has
   // never seen. (No training canvas is made here: the first generator is not used.)
-  const data::CanvasGenerator held_out(load_items(options, data::Split::kTest), canvas);
+  const data::CanvasGenerator held_out(load_items(options, data::Split::kTest),
+                                       canvas_options(options));
   const data::CanvasSplits splits =
       data::make_canvas_splits(held_out, held_out, 0, static_cast<std::size_t>(options.validation),
                                static_cast<std::size_t>(options.test), options.seed);
@@ -118,15 +122,20 @@ void draw_canvases(const CanvasDataOptions& options, CanvasData& out) {
   out.test = to_canvas_set(splits.test, classes);
 }
 
+// make_canvas_data's checks of the options.
+void check_options(const char* name, const CanvasDataOptions& options) {
+  if (options.train < 1 || options.validation < 1 || options.test < 1)
+    fail("{}: every split needs at least one canvas, got {} / {} / {}", name, options.train,
+         options.validation, options.test);
+  if (options.canvas_size % 8 != 0 || options.canvas_size < 32)
+    fail("{}: the canvas side must be a multiple of 8 and at least 32, got {}", name,
+         options.canvas_size);
+}
+
 }  // namespace
 
 CanvasData make_canvas_data(const CanvasDataOptions& options) {
-  if (options.train < 1 || options.validation < 1 || options.test < 1)
-    fail("make_canvas_data: every split needs at least one canvas, got {} / {} / {}", options.train,
-         options.validation, options.test);
-  if (options.canvas_size % 8 != 0 || options.canvas_size < 32)
-    fail("make_canvas_data: the canvas side must be a multiple of 8 and at least 32, got {}",
-         options.canvas_size);
+  check_options("make_canvas_data", options);
   CanvasData canvas_data;
   draw_canvases(options, canvas_data);
   // The test pictures and the held-out canvases' own images are freed now. The allocator
@@ -134,6 +143,14 @@ CanvasData make_canvas_data(const CanvasDataOptions& options) {
   // again: they go back to the system.
   memory::empty_cache();
   return canvas_data;
+}
+
+CanvasSet make_training_canvases(const CanvasDataOptions& options) {
+  check_options("make_training_canvases", options);
+  std::vector<std::string> class_names;
+  CanvasSet set = draw_training(options, class_names);
+  memory::empty_cache();  // the training pictures: back to the system
+  return set;
 }
 
 std::vector<Index> class_counts(const CanvasSet& set) {

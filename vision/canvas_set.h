@@ -46,6 +46,10 @@ struct CanvasData {
 // same options give the same canvases. The pictures are freed before it returns, and the
 // allocator's cached blocks with them (memory::empty_cache): what is left is the sets.
 CanvasData make_canvas_data(const CanvasDataOptions& options);
+// The training set of make_canvas_data(options) alone, the same canvases, without making the
+// held-out ones: for a program that frees its training canvases between the phases that use
+// them (lesson 13 trains a second model on them at its end) and makes them again.
+CanvasSet make_training_canvases(const CanvasDataOptions& options);
 
 // How many canvases of the set contain each class.
 std::vector<Index> class_counts(const CanvasSet& set);

@@ -1,6 +1,7 @@
 // vision/canvas_set.h: the multi-hot labels, the three splits, the boxes of a class, one
 // canvas as an image, the pixel statistics.
 #include <cmath>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -127,6 +128,35 @@ TEST_CASE("make_canvas_data: the sets hold the canvases make_canvas_splits draws
     for (std::size_t i = 0; i < set->objects.size(); ++i)
       CHECK(set->objects[i].size() == expected.objects[i].size());
   }
+}
+
+TEST_CASE("make_training_canvases: make_canvas_data's training set, canvas for canvas",
+          "[vision]") {
+  // Lesson 13 frees its training canvases and makes them again: they must be the same ones,
+  // to the bit, with the same labels and boxes.
+  const CanvasDataOptions options{
+      .train = 130, .validation = 3, .test = 5, .seed = 4, .synthetic = true};
+  const CanvasData d = make_canvas_data(options);
+  const CanvasSet again = make_training_canvases(options);
+  check_close(again.images, d.train.images, 0);
+  check_close(again.labels, d.train.labels, 0);
+  REQUIRE(again.objects.size() == d.train.objects.size());
+  for (std::size_t i = 0; i < again.objects.size(); ++i) {
+    REQUIRE(again.objects[i].size() == d.train.objects[i].size());
+    for (std::size_t k = 0; k < again.objects[i].size(); ++k) {
+      CHECK(again.objects[i][k].label == d.train.objects[i][k].label);
+      CHECK(again.objects[i][k].box.x0 == d.train.objects[i][k].box.x0);
+      CHECK(again.objects[i][k].box.y1 == d.train.objects[i][k].box.y1);
+    }
+  }
+  // Another seed, other canvases: the comparison above can fail.
+  CanvasDataOptions other = options;
+  other.seed = 5;
+  const NDArray other_images = make_training_canvases(other).images;
+  CHECK(std::memcmp(other_images.raw_data(), d.train.images.raw_data(), d.train.images.nbytes()) !=
+        0);
+  CHECK_THAT(error_message([] { make_training_canvases({.train = 0, .synthetic = true}); }),
+             Contains("make_training_canvases: every split needs at least one canvas"));
 }
 
 TEST_CASE("to_canvas_set: a canvas unlike the first is an error naming both", "[vision]") {
