@@ -14,6 +14,10 @@
 namespace attend::lesson13 {
 namespace {
 
+// Images per forward and backward pass in model_maps: each pass keeps the ViT's attention
+// and lesson 08's CNN's activations (about 3 MB an image at 64x64) until its maps are made.
+constexpr Index kMapImages = 10;
+
 // [B, C] one-hot of each image's class, to pick logit[b, c_b] by a product.
 NDArray chosen_classes(const std::vector<Index>& classes, Index count, DType dtype) {
   const std::vector<std::int64_t> ids(classes.begin(), classes.end());
@@ -183,6 +187,39 @@ void add_cnn_maps(MapBatch& batch, vision::CamClassifier& cnn, const NDArray& im
   batch.maps[kCnnCam] =
       interpret::class_activation_maps(last.features, cnn.classifier.weight.data(), classes);
   batch.maps[kCnnGradCam] = vision::grad_cam(cnn, images, classes, 2).maps;
+}
+
+MapBatch model_maps(CanvasVit& vit, vision::CamClassifier& cnn, const NDArray& images,
+                    const std::vector<Index>& classes, const std::vector<bool>& flow) {
+  std::vector<MapBatch> parts;
+  for (Index first = 0; first < images.size(0); first += kMapImages) {
+    const Index end = std::min(images.size(0), first + kMapImages);
+    const NDArray part = slice(images, 0, first, end);
+    const std::vector<Index> part_classes(classes.begin() + first, classes.begin() + end);
+    std::vector<bool> part_flow;
+    if (!flow.empty()) part_flow.assign(flow.begin() + first, flow.begin() + end);
+    parts.push_back(vit_maps(vit, part, part_classes, part_flow));
+    add_cnn_maps(parts.back(), cnn, part, part_classes);
+  }
+  // Each row's parts end to end; a row left undefined by some parts (flow, on parts without
+  // a flow image) is 0 there, as vit_maps leaves the flow maps it does not compute.
+  MapBatch all;
+  all.maps.resize(parts[0].maps.size());
+  for (std::size_t row = 0; row < all.maps.size(); ++row) {
+    const auto shape = std::find_if(parts.begin(), parts.end(),
+                                    [&](const MapBatch& p) { return p.maps[row].defined(); });
+    if (shape == parts.end()) continue;
+    std::vector<NDArray> rows;
+    for (const MapBatch& p : parts) {
+      const Index count = p.maps[kGradient].size(0);
+      rows.push_back(p.maps[row].defined() ? p.maps[row]
+                                           : NDArray::zeros({count, shape->maps[row].size(1),
+                                                             shape->maps[row].size(2)},
+                                                            shape->maps[row].dtype()));
+    }
+    all.maps[row] = concat(rows, 0);
+  }
+  return all;
 }
 
 }  // namespace attend::lesson13

@@ -227,10 +227,9 @@ ImageScores score_methods(CanvasVit& vit, vision::CamClassifier& cnn, const visi
     }
     const NDArray images =
         index_select(set.images, 0, NDArray::from_vector(canvases, {stop - start}));
-    MapBatch maps = vit_maps(vit, images, labels, flow);
+    MapBatch maps = model_maps(vit, cnn, images, labels, flow);
     copy_repeated_flow(maps, canvases);
     add_baseline_maps(maps, images, gen);
-    add_cnn_maps(maps, cnn, images, labels);
     for (Index p = start; p < stop; ++p)
       score_pair(s, p, maps, p - start, squeeze(slice(images, 0, p - start, p - start + 1), 0), set,
                  vit, cnn, o);

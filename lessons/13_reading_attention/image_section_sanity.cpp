@@ -92,7 +92,9 @@ SanityCurves shuffled_labels(app::Transcript& t, const Options& o, const vision:
                              CanvasVit& vit) {
   Generator gen(o.seed);  // the trained ViT's initialisation: only the labels differ
   CanvasVit shuffled(vit.vit.config(), vit.pixels, gen);
-  const vision::CanvasSet train = with_shuffled_labels(d.train, o.seed);
+  // The training canvases, freed after section 2, made again: the same ones, from the seed.
+  const vision::CanvasSet train =
+      with_shuffled_labels(vision::make_training_canvases(canvas_data_options(o)), o.seed);
   vision::initialise_class_priors(shuffled.vit.heads, train);
   const auto start = std::chrono::steady_clock::now();
   vision::train_classifier(shuffled, train, d.validation,

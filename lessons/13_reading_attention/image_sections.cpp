@@ -71,15 +71,19 @@ bool plot_mean_curves(const std::string& png, const ImageScores& s, bool deletio
 
 }  // namespace
 
+vision::CanvasDataOptions canvas_data_options(const Options& o) {
+  return {.train = o.canvas_train,
+          .validation = o.canvas_validation,
+          .test = o.canvas_test,
+          .seed = o.seed,
+          .synthetic = o.synthetic,
+          .folder = o.data,
+          .canvas_size = kCanvasSize};
+}
+
 vision::CanvasData section_canvases(app::Transcript& t, const Options& o) {
   t.heading("Images 1. The canvases: which items are on them, and where");
-  vision::CanvasData d = vision::make_canvas_data({.train = o.canvas_train,
-                                                   .validation = o.canvas_validation,
-                                                   .test = o.canvas_test,
-                                                   .seed = o.seed,
-                                                   .synthetic = o.synthetic,
-                                                   .folder = o.data,
-                                                   .canvas_size = kCanvasSize});
+  vision::CanvasData d = vision::make_canvas_data(canvas_data_options(o));
   t.say("{} training, {} validation and {} test canvases of 64x64 pixels with 1 to 3 {}\n",
         d.train.size(), d.validation.size(), d.test.size(),
         o.synthetic ? "synthetic items" : "Fashion-MNIST items");

@@ -103,6 +103,10 @@ MapBatch vit_maps(CanvasVit& model, const NDArray& images, const std::vector<Ind
 void add_baseline_maps(MapBatch& batch, const NDArray& images, Generator& gen);
 void add_cnn_maps(MapBatch& batch, vision::CamClassifier& cnn, const NDArray& images,
                   const std::vector<Index>& classes);
+// vit_maps and add_cnn_maps, the images taken a few at a time (each image's maps depend on
+// that image alone: the same maps, with the activations of a few images held at once).
+MapBatch model_maps(CanvasVit& vit, vision::CamClassifier& cnn, const NDArray& images,
+                    const std::vector<Index>& classes, const std::vector<bool>& flow);
 // The edge map of images [B, C, S, S]: |grad I| of the brightness I (the channels' mean),
 // central differences inside, one-sided at the border. float64 [B, S, S].
 NDArray edge_maps(const NDArray& images);
@@ -210,6 +214,8 @@ std::vector<viz::AttentionExample> write_method_figure(const std::string& png, C
 
 // ---- the program's sections: image_sections.cpp ----------------------------------------------
 
+// The canvases of the flags (--canvas-*, --seed, --synthetic, --data).
+vision::CanvasDataOptions canvas_data_options(const Options& o);
 // Section 1: the canvases (vision/), with their class counts.
 vision::CanvasData section_canvases(app::Transcript& t, const Options& o);
 // Section 2: lesson 08's CNN and the ViT trained on the same canvases; their test scores.
@@ -221,7 +227,8 @@ void section_map_scores(app::Transcript& t, const Options& o, const vision::Canv
 // Section 4: maps.png.
 void section_method_figure(app::Transcript& t, const Options& o, const vision::CanvasData& d,
                            vision::CamClassifier& cnn, CanvasVit& vit);
-// Section 5: cascading randomisation and shuffled labels; sanity.csv, sanity.png.
+// Section 5: cascading randomisation and shuffled labels; sanity.csv, sanity.png. The
+// training canvases (d.train, freed after section 2) are made again for the second ViT.
 void section_sanity(app::Transcript& t, const Options& o, const vision::CanvasData& d,
                     CanvasVit& vit);
 

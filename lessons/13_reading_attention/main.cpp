@@ -30,14 +30,17 @@ void part_images(app::Transcript& t, const Options& o) {
   const auto start = std::chrono::steady_clock::now();
   // Each section works with arrays of its own sizes (Fashion-MNIST's pictures, training
   // batches, batches of maps, masked canvases); after it, the blocks the allocator keeps for
-  // reuse (tensor/allocator.h) go back to the system, which keeps the run under 1 GB.
-  const vision::CanvasData d = section_canvases(t, o);
+  // reuse (tensor/allocator.h) go back to the system, which keeps the run under 0.5 GB.
+  vision::CanvasData d = section_canvases(t, o);
   memory::empty_cache();
   const auto classes = static_cast<Index>(d.class_names.size());
   Generator gen(o.seed);
   vision::CamClassifier cnn(vision::EncoderShape{}, classes, gen);
   CanvasVit vit(vit_config(o, kCanvasSize, classes), pixel_statistics(d.train.images), gen);
   section_classifiers(t, o, d, cnn, vit);
+  // Sections 3 and 4 read the test canvases only: the training canvases (197 MB) are freed
+  // here, and section 5 makes them again for its second ViT.
+  d.train = vision::CanvasSet();
   memory::empty_cache();
   section_map_scores(t, o, d, cnn, vit);
   memory::empty_cache();

@@ -148,6 +148,37 @@ TEST_CASE("vit_maps: an image's maps do not depend on the rest of the batch", "[
   }
 }
 
+TEST_CASE("model_maps: a few images at a time, the maps of the whole batch at once", "[lesson13]") {
+  // 13 images: two parts of 10 and 3. Flow on images 0 and 4 only, so the second part has no
+  // flow map of its own (0 there, as vit_maps leaves the flow maps it does not compute).
+  Generator gen(9), data(10);
+  CanvasVit vit(tiny(), kPixels, gen);
+  vision::CamClassifier cnn({.channels1 = 4, .channels2 = 4, .channels3 = 4}, 3, gen);
+  vit.eval();
+  cnn.eval();
+  const NDArray images = NDArray::uniform({13, 3, 16, 16}, data);
+  std::vector<Index> classes;
+  std::vector<bool> flow(13, false);
+  for (Index i = 0; i < 13; ++i) classes.push_back(i % 3);
+  flow[0] = flow[4] = true;
+  MapBatch whole = vit_maps(vit, images, classes, flow);
+  add_cnn_maps(whole, cnn, images, classes);
+  const MapBatch parts = model_maps(vit, cnn, images, classes, flow);
+  REQUIRE(parts.maps.size() == whole.maps.size());
+  Index compared = 0;
+  for (std::size_t row = 0; row < whole.maps.size(); ++row) {
+    INFO(method_name(static_cast<Index>(row)));
+    REQUIRE(parts.maps[row].defined() == whole.maps[row].defined());
+    if (!whole.maps[row].defined()) continue;
+    REQUIRE(parts.maps[row].shape() == whole.maps[row].shape());
+    check_close(parts.maps[row], whole.maps[row], 1e-5);
+    ++compared;
+  }
+  CHECK(compared == method_count(2) - 2);  // all but the two baselines (add_baseline_maps)
+  CHECK(max(abs(map_of(parts.maps[kFlow], 12))).item() == 0);
+  CHECK(sum(map_of(parts.maps[kFlow], 4)).item() > 0.1);
+}
+
 TEST_CASE("edge_maps: central differences of the brightness", "[lesson13]") {
   NDArray image = NDArray::zeros({1, 3, 4, 4});
   for (Index c = 0; c < 3; ++c)
