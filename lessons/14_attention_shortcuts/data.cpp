@@ -25,6 +25,15 @@ CueSet to_cue_set(std::vector<data::CanvasExample>&& examples) {
   return s;
 }
 
+// Fashion-MNIST's pictures of one split, or the generated stand-in's.
+data::LabelledImages load_items(const DataOptions& options, data::Split split) {
+  if (options.synthetic)
+    return data::synthetic_fashion_mnist(
+        split, split == data::Split::kTrain ? kSyntheticTrainItems : kSyntheticTestItems,
+        options.seed);
+  return data::load_fashion_mnist(split, options.folder);
+}
+
 }  // namespace
 
 ShortcutData make_shortcut_data(const DataOptions& options) {
@@ -33,33 +42,40 @@ ShortcutData make_shortcut_data(const DataOptions& options) {
          options.train, options.validation, options.test);
   if (!(options.box_share >= 0 && options.box_share <= 1))
     fail("make_shortcut_data: box_share must lie in [0, 1], got {}", options.box_share);
-  data::LabelledImages train_items, held_out_items;
-  if (options.synthetic) {
-    train_items =
-        data::synthetic_fashion_mnist(data::Split::kTrain, kSyntheticTrainItems, options.seed);
-    held_out_items =
-        data::synthetic_fashion_mnist(data::Split::kTest, kSyntheticTestItems, options.seed);
-  } else {
-    train_items = data::load_fashion_mnist(data::Split::kTrain, options.folder);
-    held_out_items = data::load_fashion_mnist(data::Split::kTest, options.folder);
-  }
   data::CanvasOptions canvas;
   canvas.classes = kShortcutClasses;
   canvas.cue = options.cue;
-  data::CueSplits splits =
-      data::make_cue_splits(train_items, held_out_items, canvas,
-                            {.train = static_cast<std::size_t>(options.train),
-                             .validation = static_cast<std::size_t>(options.validation),
-                             .test = static_cast<std::size_t>(options.test)},
-                            options.seed);
+  // One source of pictures at a time, each freed before its canvases are stacked into sets:
+  // make_cue_splits draws every split from a generator of its own seed, so the training split
+  // made alone and the held-out splits made alone are the canvases of one call.
   ShortcutData d;
-  d.class_names = train_items.class_names;
   d.cue_class = options.cue.label;
-  d.train = to_cue_set(std::move(splits.train));
-  d.validation = to_cue_set(std::move(splits.validation));
-  d.aligned = to_cue_set(std::move(splits.aligned));
-  d.conflicting = to_cue_set(std::move(splits.conflicting));
-  d.independent = to_cue_set(std::move(splits.independent));
+  {
+    data::LabelledImages items = load_items(options, data::Split::kTrain);
+    d.class_names = items.class_names;
+    data::CueSplits splits = data::make_cue_splits(
+        items, items, canvas, {.train = static_cast<std::size_t>(options.train)}, options.seed);
+    // Fashion-MNIST's 60,000 training pictures (188 MB), back to the system: the allocator
+    // would keep the block for reuse (tensor/allocator.h).
+    items = data::LabelledImages();
+    memory::empty_cache();
+    d.train = to_cue_set(std::move(splits.train));
+  }
+  {
+    data::LabelledImages items = load_items(options, data::Split::kTest);
+    data::CueSplits splits =
+        data::make_cue_splits(items, items, canvas,
+                              {.validation = static_cast<std::size_t>(options.validation),
+                               .test = static_cast<std::size_t>(options.test)},
+                              options.seed);
+    items = data::LabelledImages();
+    memory::empty_cache();
+    d.validation = to_cue_set(std::move(splits.validation));
+    d.aligned = to_cue_set(std::move(splits.aligned));
+    d.conflicting = to_cue_set(std::move(splits.conflicting));
+    d.independent = to_cue_set(std::move(splits.independent));
+  }
+  memory::empty_cache();
   // The canvases whose boxes GAIN_ext sees: a fixed random share, drawn by their own
   // generator so that the canvases themselves do not depend on it.
   Generator pick(options.seed + 3);
