@@ -77,6 +77,22 @@ NDArray accumulate(const NDArray& sum, const NDArray& g) {
   return sum.defined() ? add(sum, g) : g;
 }
 
+// Adds one contribution g to an input's pending gradient. A sum this pass allocated itself (of
+// two or more contributions) is in owned_sums: no one else holds it, so later contributions are
+// added in place, without a new array per addition; sum + g either way, element by element,
+// the same bits. A single contribution is kept as it came (it may be shared with another input
+// or a saved array).
+void add_to_pending(Node& input, const NDArray& g, std::unordered_set<const Node*>& owned_sums) {
+  if (!input.pending_grad.defined()) {
+    input.pending_grad = g;
+  } else if (owned_sums.contains(&input)) {
+    add_(input.pending_grad, g);
+  } else {
+    input.pending_grad = add(input.pending_grad, g);
+    owned_sums.insert(&input);
+  }
+}
+
 }  // namespace
 
 void Tensor::backward(const BackwardOptions& options) const {
@@ -119,11 +135,7 @@ void Tensor::backward(const NDArray& grad_output, const BackwardOptions& options
           node->op);
 
   const bool detect_anomaly = anomaly_detection_enabled();
-  // The pending gradients this pass allocated itself (the sum of two or more contributions):
-  // no one else holds them, so later contributions are added in place, without a new array
-  // per addition. sum + g either way, element by element: the same bits. A single
-  // contribution is kept as it came (it may be shared with another input or a saved array).
-  std::unordered_set<const Node*> owned_sums;
+  std::unordered_set<const Node*> owned_sums;  // see add_to_pending
   node_->pending_grad = grad_output;
   try {
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -157,14 +169,7 @@ void Tensor::backward(const NDArray& grad_output, const BackwardOptions& options
                gi.shape(), dtype_name(gi.dtype()), i, input->data.shape(),
                dtype_name(input->data.dtype()));
         if (detect_anomaly) check_finite(gi, *node, i);
-        if (!input->pending_grad.defined()) {
-          input->pending_grad = gi;
-        } else if (owned_sums.contains(input)) {
-          add_(input->pending_grad, gi);
-        } else {
-          input->pending_grad = add(input->pending_grad, gi);
-          owned_sums.insert(input);
-        }
+        add_to_pending(*input, gi, owned_sums);
       }
       if (!options.retain_graph) {
         node->backward = nullptr;  // frees the arrays the backward function saved
