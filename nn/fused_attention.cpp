@@ -67,65 +67,184 @@ Index padded(Index n, Index width) {
   return (n + width - 1) / width * width;
 }
 
-// out[0:n] = sum over c < m of a[c] * rows[c * ld + 0:n]; rows zero-padded to a multiple
-// of kWidth columns. Scores (q K^T) and dP (dO V^T) are both this.
+// Up to kRows rows of a product at once. Row r of a block is
+//   out[r][0:keep[r]] = sum over c < len[r] of coef[r][c] * mat[c * ld + 0:keep[r]],
+// every number summed in the order of c, exactly as the row alone would be. Done a row at a
+// time, each of its sums would wait on its own previous multiply-add at every c (4 cycles);
+// four rows keep four independent sums and share each load of mat. Scores (q K^T),
+// o = w V, dP = dO V^T and dQ = dS K are all this.
+constexpr Index kRows = 4;
+
 template <class T>
-void row_times(const T* a, Index m, const T* rows, Index ld, Index n, T* out) {
+struct RowBlock {
+  Index count = 0;            // rows in the block, 1 to kRows
+  const T* coef[kRows] = {};  // row r's coefficients
+  Index len[kRows] = {};      // how many of them
+  T* out[kRows] = {};         // where its product goes
+  Index keep[kRows] = {};     // how many numbers of it are kept
+};
+
+template <class T>
+void add_row(RowBlock<T>& b, const T* coef, Index len, T* out, Index keep) {
+  b.coef[b.count] = coef;
+  b.len[b.count] = len;
+  b.out[b.count] = out;
+  b.keep[b.count] = keep;
+  ++b.count;
+}
+
+// mat's rows are zero-padded to a multiple of kWidth columns, at least the largest keep.
+template <class T, int R>
+void block_times(const RowBlock<T>& b, const T* mat, Index ld) {
   constexpr Index W = kWidth<T>;
-  for (Index j0 = 0; j0 < n; j0 += W) {
-    T acc[W] = {};
-    for (Index c = 0; c < m; ++c) {
-      const T ac = a[c];
-      const T* r = rows + c * ld + j0;
-#pragma omp simd
-      for (Index l = 0; l < W; ++l) acc[l] += ac * r[l];
-    }
-    for (Index l = 0; l < W && j0 + l < n; ++l) out[j0 + l] = acc[l];
+  Index common = b.len[0], longest = b.len[0], width = b.keep[0];
+  for (int r = 1; r < R; ++r) {
+    common = std::min(common, b.len[r]);
+    longest = std::max(longest, b.len[r]);
+    width = std::max(width, b.keep[r]);
   }
+  for (Index j0 = 0; j0 < width; j0 += W) {
+    T acc[R][W] = {};
+    for (Index c = 0; c < common; ++c) {  // every row has coefficient c
+      const T* m = mat + c * ld + j0;
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const T a = b.coef[r][c];
+#pragma omp simd
+        for (Index l = 0; l < W; ++l) acc[r][l] += a * m[l];
+      }
+    }
+    for (Index c = common; c < longest; ++c) {  // causal attention: the longer rows only
+      const T* m = mat + c * ld + j0;
+      for (int r = 0; r < R; ++r) {
+        if (c >= b.len[r]) continue;
+        const T a = b.coef[r][c];
+#pragma omp simd
+        for (Index l = 0; l < W; ++l) acc[r][l] += a * m[l];
+      }
+    }
+    for (int r = 0; r < R; ++r)
+      for (Index l = 0; l < W && j0 + l < b.keep[r]; ++l) b.out[r][j0 + l] = acc[r][l];
+  }
+}
+
+template <class T>
+void block_times(const RowBlock<T>& b, const T* mat, Index ld) {
+  switch (b.count) {
+    case 4:
+      return block_times<T, 4>(b, mat, ld);
+    case 3:
+      return block_times<T, 3>(b, mat, ld);
+    case 2:
+      return block_times<T, 2>(b, mat, ld);
+    default:
+      return block_times<T, 1>(b, mat, ld);
+  }
+}
+
+// Row i's weights w = softmax(s * scale) over its n visible keys, zeros after them.
+template <class T>
+void softmax_row(T* s, Index n, Index tk, double scale, T* w) {
+  T m = -std::numeric_limits<T>::infinity();
+  for (Index j = 0; j < n; ++j) {
+    s[j] *= static_cast<T>(scale);
+    m = s[j] > m ? s[j] : m;
+  }
+  T total = 0;
+#pragma omp simd reduction(+ : total)
+  for (Index j = 0; j < n; ++j) {
+    s[j] = vector_math::exp(s[j] - m);
+    total += s[j];
+  }
+  const T inv = T(1) / total;
+  for (Index j = 0; j < tk; ++j) w[j] = j < n ? s[j] * inv : T(0);
 }
 
 template <class T>
 void forward_head(const Geometry& g, const std::vector<const T*>& in, Index b, Index h, T* out,
                   T* weights, std::vector<T>& scratch) {
   const Index tkp = padded(g.tk, kWidth<T>), dvp = padded(g.dv, kWidth<T>);
-  scratch.assign(g.d * tkp + g.tk * dvp + tkp, T(0));
+  scratch.assign(g.d * tkp + g.tk * dvp + kRows * tkp, T(0));
   T* kt = scratch.data();  // K^T, d x Tk
   T* v = kt + g.d * tkp;   // V, Tk x dv
-  T* s = v + g.tk * dvp;   // one row of scores
+  T* s = v + g.tk * dvp;   // kRows rows of scores
   load(in[g.k.input], g.k, g.tk, b, h, g.d, true, kt, tkp);
   load(in[g.v.input], g.v, g.tk, b, h, g.dv, false, v, dvp);
   const Operand out_layout{0, 0, g.heads * g.dv};
-  for (Index i = 0; i < g.tq; ++i) {
-    const Index n = g.causal ? i + 1 : g.tk;  // keys this query may see
-    row_times(row(in[g.q.input], g.q, g.tq, b, i, h, g.d), g.d, kt, tkp, n, s);
-    T m = -std::numeric_limits<T>::infinity();
-    for (Index j = 0; j < n; ++j) {
-      s[j] *= static_cast<T>(g.scale);
-      m = s[j] > m ? s[j] : m;
+  for (Index i0 = 0; i0 < g.tq; i0 += kRows) {
+    RowBlock<T> scores, values;
+    T* w[kRows];  // the rows' weights, kept for the backward
+    for (Index r = 0; r < std::min(kRows, g.tq - i0); ++r) {
+      const Index i = i0 + r, n = g.causal ? i + 1 : g.tk;  // keys query i may see
+      w[r] = weights + ((b * g.heads + h) * g.tq + i) * g.tk;
+      add_row(scores, row(in[g.q.input], g.q, g.tq, b, i, h, g.d), g.d, s + r * tkp, n);
+      add_row(values, w[r], n, row(out, out_layout, g.tq, b, i, h, g.dv), g.dv);
     }
-    T total = 0;
-#pragma omp simd reduction(+ : total)
-    for (Index j = 0; j < n; ++j) {
-      s[j] = vector_math::exp(s[j] - m);
-      total += s[j];
-    }
-    T* w = weights + ((b * g.heads + h) * g.tq + i) * g.tk;
-    const T inv = T(1) / total;
-    for (Index j = 0; j < g.tk; ++j) w[j] = j < n ? s[j] * inv : T(0);
-    // o = w V: the transpose of row_times's layout, so its own loop.
-    T* o = row(out, out_layout, g.tq, b, i, h, g.dv);
-    constexpr Index W = kWidth<T>;
-    for (Index c0 = 0; c0 < g.dv; c0 += W) {
-      T acc[W] = {};
-      for (Index j = 0; j < n; ++j) {
-        const T wj = w[j];
-        const T* vj = v + j * dvp + c0;
+    block_times(scores, kt, tkp);  // s = q K^T
+    for (Index r = 0; r < scores.count; ++r)
+      softmax_row(scores.out[r], scores.keep[r], g.tk, g.scale, w[r]);
+    block_times(values, v, dvp);  // o = w V
+  }
+}
+
+// dV += P^T dO and dK += dS^T Q for a block of query rows: for each key j, the rows' terms
+// added in the rows' order (the order of a row at a time), the sums kept in registers.
+template <class T>
+void add_key_gradients(const RowBlock<T>& rows, const T* const* w, const T* go, const T* ds,
+                       const T* q, T* dk, T* dv, Index dp_, Index dvp, Index tkp) {
+  constexpr Index W = kWidth<T>;
+  Index longest = 0;
+  for (Index r = 0; r < rows.count; ++r) longest = std::max(longest, rows.keep[r]);
+  for (Index j = 0; j < longest; ++j) {
+    for (Index c0 = 0; c0 < dvp; c0 += W) {
+      T acc[W];
+      std::copy_n(dv + j * dvp + c0, W, acc);
+      for (Index r = 0; r < rows.count; ++r) {
+        if (j >= rows.keep[r]) continue;
+        const T a = w[r][j];
+        const T* x = go + r * dvp + c0;
 #pragma omp simd
-        for (Index l = 0; l < W; ++l) acc[l] += wj * vj[l];
+        for (Index l = 0; l < W; ++l) acc[l] += a * x[l];
       }
-      for (Index l = 0; l < W && c0 + l < g.dv; ++l) o[c0 + l] = acc[l];
+      std::copy_n(acc, W, dv + j * dvp + c0);
+    }
+    for (Index c0 = 0; c0 < dp_; c0 += W) {
+      T acc[W];
+      std::copy_n(dk + j * dp_ + c0, W, acc);
+      for (Index r = 0; r < rows.count; ++r) {
+        if (j >= rows.keep[r]) continue;
+        const T a = ds[r * tkp + j];
+        const T* x = q + r * dp_ + c0;
+#pragma omp simd
+        for (Index l = 0; l < W; ++l) acc[l] += a * x[l];
+      }
+      std::copy_n(acc, W, dk + j * dp_ + c0);
     }
   }
+}
+
+// Head h of batch entry b, its rows padded and zeroed where the backward needs them.
+template <class T>
+struct BackwardScratch {
+  T *q, *k, *vt, *dk, *dv, *go, *dp, *ds;
+};
+
+template <class T>
+BackwardScratch<T> backward_scratch(const Geometry& g, std::vector<T>& scratch) {
+  constexpr Index W = kWidth<T>;
+  const Index dp_ = padded(g.d, W), dvp = padded(g.dv, W), tkp = padded(g.tk, W);
+  scratch.assign(g.tq * dp_ + 2 * g.tk * dp_ + g.dv * tkp + g.tk * dvp + kRows * (dvp + 2 * tkp),
+                 T(0));
+  BackwardScratch<T> s;
+  s.q = scratch.data();      // Q, Tq x d (rows padded)
+  s.k = s.q + g.tq * dp_;    // K, Tk x d (rows padded)
+  s.vt = s.k + g.tk * dp_;   // V^T, dv x Tk
+  s.dk = s.vt + g.dv * tkp;  // the sums dK and dV, zeroed (rows padded)
+  s.dv = s.dk + g.tk * dp_;
+  s.go = s.dv + g.tk * dvp;   // kRows rows of dO (padded)
+  s.dp = s.go + kRows * dvp;  // kRows rows of dP and of dS
+  s.ds = s.dp + kRows * tkp;
+  return s;
 }
 
 template <class T>
@@ -134,55 +253,40 @@ void backward_head(const Geometry& g, const std::vector<const T*>& in, const T* 
                    std::vector<T>& scratch) {
   constexpr Index W = kWidth<T>;
   const Index d = g.d, dv = g.dv, tq = g.tq, tk = g.tk;
-  const Index dp_ = padded(d, W), tkp = padded(tk, W);
-  scratch.assign(tq * dp_ + tk * dp_ + dv * tkp + tk * dp_ + tk * dv + 2 * tkp, T(0));
-  T* q = scratch.data();  // Q, Tq x d (rows padded)
-  T* k = q + tq * dp_;    // K, Tk x d (rows padded)
-  T* vt = k + tk * dp_;   // V^T, dv x Tk
-  T* dk = vt + dv * tkp;  // accumulators, zeroed
-  T* dvv = dk + tk * dp_;
-  T* dp = dvv + tk * dv;
-  T* ds = dp + tkp;
-  load(in[g.q.input], g.q, tq, b, h, d, false, q, dp_);
-  load(in[g.k.input], g.k, tk, b, h, d, false, k, dp_);
-  load(in[g.v.input], g.v, tk, b, h, dv, true, vt, tkp);
+  const Index dp_ = padded(d, W), dvp = padded(dv, W), tkp = padded(tk, W);
+  const BackwardScratch<T> s = backward_scratch(g, scratch);
+  load(in[g.q.input], g.q, tq, b, h, d, false, s.q, dp_);
+  load(in[g.k.input], g.k, tk, b, h, d, false, s.k, dp_);
+  load(in[g.v.input], g.v, tk, b, h, dv, true, s.vt, tkp);
   const Operand out_layout{0, 0, g.heads * dv};
   const T scale = static_cast<T>(g.scale);
-  for (Index i = 0; i < tq; ++i) {
-    const Index n = g.causal ? i + 1 : tk;
-    const T* w = weights + ((b * g.heads + h) * tq + i) * tk;
-    const T* go = row(grad_out, out_layout, tq, b, i, h, dv);
-    row_times(go, dv, vt, tkp, n, dp);  // dP = dO V^T
-    T dot = 0;                          // rowsum(P * dP)
+  for (Index i0 = 0; i0 < tq; i0 += kRows) {
+    RowBlock<T> dps, dqs;
+    const T* w[kRows];
+    for (Index r = 0; r < std::min(kRows, tq - i0); ++r) {
+      const Index i = i0 + r, n = g.causal ? i + 1 : tk;
+      w[r] = weights + ((b * g.heads + h) * tq + i) * tk;
+      std::copy_n(row(grad_out, out_layout, tq, b, i, h, dv), dv, s.go + r * dvp);
+      add_row(dps, s.go + r * dvp, dv, s.dp + r * tkp, n);
+      add_row(dqs, s.ds + r * tkp, n, row(grads[g.q.input], g.q, tq, b, i, h, d), d);
+    }
+    block_times(dps, s.vt, tkp);  // dP = dO V^T
+    for (Index r = 0; r < dps.count; ++r) {
+      const Index n = dps.keep[r];
+      const T* dp = dps.out[r];
+      T* ds = s.ds + r * tkp;
+      T dot = 0;  // rowsum(P * dP)
 #pragma omp simd reduction(+ : dot)
-    for (Index j = 0; j < n; ++j) dot += w[j] * dp[j];
+      for (Index j = 0; j < n; ++j) dot += w[r][j] * dp[j];
 #pragma omp simd
-    for (Index j = 0; j < n; ++j) ds[j] = w[j] * (dp[j] - dot) * scale;
-    const T* qi = q + i * dp_;
-    for (Index j = 0; j < n; ++j) {
-      const T wj = w[j], sj = ds[j];
-      T* dvj = dvv + j * dv;
-      T* dkj = dk + j * dp_;
-#pragma omp simd
-      for (Index c = 0; c < dv; ++c) dvj[c] += wj * go[c];  // dV = P^T dO
-#pragma omp simd
-      for (Index c = 0; c < dp_; ++c) dkj[c] += sj * qi[c];  // dK = dS^T Q
+      for (Index j = 0; j < n; ++j) ds[j] = w[r][j] * (dp[j] - dot) * scale;
     }
-    T* dqi = row(grads[g.q.input], g.q, tq, b, i, h, d);  // dQ = dS K, straight into place
-    for (Index c0 = 0; c0 < d; c0 += W) {
-      T acc[W] = {};
-      for (Index j = 0; j < n; ++j) {
-        const T sj = ds[j];
-        const T* kj = k + j * dp_ + c0;
-#pragma omp simd
-        for (Index l = 0; l < W; ++l) acc[l] += sj * kj[l];
-      }
-      for (Index l = 0; l < W && c0 + l < d; ++l) dqi[c0 + l] = acc[l];
-    }
+    add_key_gradients(dps, w, s.go, s.ds, s.q + i0 * dp_, s.dk, s.dv, dp_, dvp, tkp);
+    block_times(dqs, s.k, dp_);  // dQ = dS K, straight into place
   }
   for (Index t = 0; t < tk; ++t) {
-    std::copy_n(dk + t * dp_, d, row(grads[g.k.input], g.k, tk, b, t, h, d));
-    std::copy_n(dvv + t * dv, dv, row(grads[g.v.input], g.v, tk, b, t, h, dv));
+    std::copy_n(s.dk + t * dp_, d, row(grads[g.k.input], g.k, tk, b, t, h, d));
+    std::copy_n(s.dv + t * dvp, dv, row(grads[g.v.input], g.v, tk, b, t, h, dv));
   }
 }
 
