@@ -7,6 +7,8 @@
 #include <cmath>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "app/clock.h"
 #include "autograd/tensor.h"
 #include "nn/data/data_loader.h"
@@ -108,6 +110,15 @@ std::vector<EpochRecord> train_classifier(
     if (after_epoch) after_epoch(record);
   }
   return records;
+}
+
+std::string trained_classifier_file(const std::string& folder, const std::string& model,
+                                    const CanvasDataOptions& data, const TrainOptions& training,
+                                    bool standardized) {
+  return fmt::format("{}/{}_seed{}_{}_canvas{}_train{}_epochs{}_batch{}_lr{}_shuffle{}_{}.ckpt",
+                     folder, model, data.seed, data.synthetic ? "synthetic" : "fashion",
+                     data.canvas_size, data.train, training.epochs, training.batch, training.lr,
+                     training.shuffle_seed, standardized ? "standardized" : "raw");
 }
 
 }  // namespace attend::vision

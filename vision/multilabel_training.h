@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "nn/linear.h"
@@ -50,6 +51,16 @@ void initialise_class_priors(nn::Linear& head, const CanvasSet& train);
 std::vector<EpochRecord> train_classifier(
     nn::UnaryModule& model, const CanvasSet& train, const CanvasSet& validation,
     const TrainOptions& options, const std::function<void(const EpochRecord&)>& after_epoch = {});
+
+// The name, in `folder`, of the checkpoint of a classifier (`model`: "cnn", say) trained by
+// train_classifier on the canvases of `data` with `training`, its input standardised or not.
+// Everything its weights depend on is in the name (but the data folder and the thread count,
+// which moves float32 sums in the last bits), so a later program that wants the same model
+// finds its file, and a model trained otherwise is not taken for it: lesson 08 saves its CNN
+// under this name and lesson 13 reads it instead of training the same CNN again.
+std::string trained_classifier_file(const std::string& folder, const std::string& model,
+                                    const CanvasDataOptions& data, const TrainOptions& training,
+                                    bool standardized);
 
 // The logits of every image, float32 [N, classes] (for float32 images), computed `batch`
 // images at a time without a graph. Call model.eval() first if the model has dropout. Each

@@ -94,6 +94,21 @@ void section_training(Transcript& t, const Options& o, CamClassifier& model, con
   t.say("Wrote {}/metrics.csv{}.\n", o.out, drawn ? " and training.png" : "");
 }
 
+// Saves the trained CNN under a name that says how it was trained, for lesson 13, which
+// reads the same CNN on the same canvases instead of training it again. A failed save costs
+// lesson 13 its shortcut, not this run: a warning, and the run goes on.
+void save_model(Transcript& t, const Options& o, const CamClassifier& model) {
+  const std::string file = vision::trained_classifier_file(
+      o.out, "cnn", {.train = o.train, .seed = o.seed, .synthetic = o.synthetic, .folder = o.data},
+      {.epochs = o.epochs, .batch = o.batch, .lr = o.lr, .shuffle_seed = o.seed}, o.standardize);
+  try {
+    nn::save_checkpoint(file, model);
+    t.say("Saved the trained CNN to {} (lesson 13 reads it).\n", file);
+  } catch (const Error& e) {
+    fmt::print(stderr, "warning: cannot save the trained CNN ({}); going on\n", e.what());
+  }
+}
+
 void section_classification(Transcript& t, CamClassifier& model, const CanvasData& d) {
   t.heading("4. Which classes are on a held-out canvas?");
   model.eval();
@@ -146,6 +161,7 @@ int main(int argc, char** argv) {
     section_model(t, o, model, d);
     memory::empty_cache();  // section 2's batches of 32 canvases: training uses other sizes
     section_training(t, o, model, d);
+    save_model(t, o, model);
     d.train = {};           // the training canvases (200 MB) are not read again:
     memory::empty_cache();  // their memory goes back to the system
     section_classification(t, model, d);

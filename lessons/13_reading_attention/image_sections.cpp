@@ -1,12 +1,16 @@
 // The image half of lesson 13 as the program prints and draws it: the canvases, the two
 // classifiers, every map scored, the figure, the sanity checks.
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 
 #include "images.h"
 
 namespace attend::lesson13 {
 namespace {
+
+// Lesson 08's batch size (its --batch), with which its CNN was trained.
+constexpr Index kCnnBatch = 16;
 
 void print_report(app::Transcript& t, const std::string& name, Index parameters,
                   const vision::ClassificationReport& r) {
@@ -25,6 +29,36 @@ double train(app::Transcript& t, nn::UnaryModule& model, const vision::CanvasDat
                              t.say(" ({:.0f} s)\n", r.seconds);
                            });
   return app::seconds_since(start);
+}
+
+// Lesson 08's CNN: read from lesson 08's folder when lesson 08 trained it on these canvases
+// with these settings (the file's name says how: vision::trained_classifier_file), else trained
+// here exactly as lesson 08 trains it. Returns the seconds spent training (0 when read).
+double lesson08_cnn(app::Transcript& t, const Options& o, const vision::CanvasData& d,
+                    vision::CamClassifier& cnn) {
+  const vision::TrainOptions recipe{.epochs = o.cnn_epochs,
+                                    .batch = kCnnBatch,
+                                    .lr = o.cnn_lr,
+                                    .shuffle_seed = o.seed,
+                                    .progress = o.progress};
+  if (o.cnn_from != "none") {
+    const std::string file =
+        vision::trained_classifier_file(o.cnn_from, "cnn", canvas_data_options(o), recipe, true);
+    if (std::filesystem::exists(file)) {
+      try {
+        nn::load_checkpoint(file, cnn);
+        t.say("CNN: lesson 08's trained model, read from {}.\n", file);
+        return 0;
+      } catch (const Error& e) {  // damaged, or another model's: train it here
+        fmt::print(stderr, "note: cannot read lesson 08's CNN ({}); training it here\n", e.what());
+      }
+    } else {
+      t.say("CNN: no model of lesson 08 trained on these canvases at {}:\n", file);
+      t.say(
+          "trained here as lesson 08 trains it (run ./build/bin/08_cnn_cam first to skip this).\n");
+    }
+  }
+  return train(t, cnn, d, recipe, "CNN");
 }
 
 vision::ClassificationReport test_report(nn::UnaryModule& model, const vision::CanvasSet& test) {
@@ -112,13 +146,7 @@ void section_classifiers(app::Transcript& t, const Options& o, const vision::Can
   cnn.encoder.set_input_statistics(vit.pixels.mean, vit.pixels.std);
   vision::initialise_class_priors(cnn.classifier, d.train);
   vision::initialise_class_priors(vit.vit.heads, d.train);
-  const double cnn_seconds = train(t, cnn, d,
-                                   {.epochs = o.cnn_epochs,
-                                    .batch = 16,
-                                    .lr = o.cnn_lr,
-                                    .shuffle_seed = o.seed,
-                                    .progress = o.progress},
-                                   "CNN");
+  const double cnn_seconds = lesson08_cnn(t, o, d, cnn);
   const double vit_seconds = train(t, vit, d,
                                    {.epochs = o.vit_epochs,
                                     .batch = o.vit_batch,
@@ -130,7 +158,10 @@ void section_classifiers(app::Transcript& t, const Options& o, const vision::Can
         "exact match");
   print_report(t, "CNN (lesson 08)", cnn.parameter_count(), test_report(cnn, d.test));
   print_report(t, "ViT", vit.parameter_count(), test_report(vit, d.test));
-  t.say("Training took {:.0f} s for the CNN, {:.0f} s for the ViT.\n", cnn_seconds, vit_seconds);
+  if (cnn_seconds > 0)
+    t.say("Training took {:.0f} s for the CNN, {:.0f} s for the ViT.\n", cnn_seconds, vit_seconds);
+  else
+    t.say("Training took {:.0f} s for the ViT (the CNN was read).\n", vit_seconds);
 }
 
 void section_map_scores(app::Transcript& t, const Options& o, const vision::CanvasData& d,

@@ -16,6 +16,7 @@
 // and pruned, and its cross-attention is permuted or replaced at inference, to see how much
 // the output depends on where attention looked.
 #include <chrono>
+#include <filesystem>
 
 #include "attend.h"
 #include "lesson.h"
@@ -74,6 +75,14 @@ int main(int argc, char** argv) {
           "attention, rollout and relevance against the true source spans, heads masked and "
           "pruned, attention replaced at inference (docs/13_reading_attention.md).");
   return app::run_program([&] {
+    // A folder the learner named must exist (lesson 08's default may be missing: then the CNN
+    // is trained here).
+    if (o.images && o.cnn_from != "none" && o.cnn_from != kLesson08Folder &&
+        !std::filesystem::is_directory(o.cnn_from))
+      fail(
+          "--cnn-from: there is no folder '{}' (leave the flag out to read lesson 08's CNN if "
+          "it is there, or give none to train it here)",
+          o.cnn_from);
     app::make_output_folder(o.out);
     const auto start = std::chrono::steady_clock::now();
     app::Transcript t;

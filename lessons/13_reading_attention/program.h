@@ -13,6 +13,8 @@ namespace attend::lesson13 {
 
 // Where lesson 11 (run before this one, in course order) saves its trained model.
 inline const std::string kLesson11Model = "output/11_transformer/transformer.ckpt";
+// Where lesson 08 saves its trained CNN (the file's name says how it was trained).
+inline const std::string kLesson08Folder = "output/08_cnn_cam";
 
 struct Options : app::Flags {
   std::uint64_t seed = flag(seed, "seed", 0,
@@ -52,7 +54,12 @@ struct Options : app::Flags {
       flag(vit_batch, "vit-batch", 16, "ViT: canvases per training step", app::at_least<Index>(1));
   double vit_lr = flag(vit_lr, "vit-lr", 2e-3,
                        "ViT: Adam's peak learning rate (cosine decay to a tenth)", app::above(0.0));
-  // Lesson 08's CNN, trained on the same canvases as the reference.
+  // Lesson 08's CNN on the same canvases as the reference: lesson 08's trained model when it
+  // was trained on these canvases with these settings, else trained here the same way.
+  std::string cnn_from =
+      flag(cnn_from, "cnn-from", kLesson08Folder,
+           "folder of lesson 08's trained CNN, read if lesson 08 trained it on these canvases with "
+           "these --cnn-* settings (else it is trained here); none: always train it here");
   int cnn_epochs =
       flag(cnn_epochs, "cnn-epochs", 3, "CNN: passes over the training canvases", app::at_least(1));
   double cnn_lr = flag(cnn_lr, "cnn-lr", 5e-3, "CNN: Adam's peak learning rate", app::above(0.0));
