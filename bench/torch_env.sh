@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Sourced by bench/compare_pytorch.sh and bench/scaling.sh: sets torch_env, the command prefix
 # (an array: "${torch_env[@]}" /usr/bin/python3 ...) that runs PyTorch "tuned" as in the
-# course's reference numbers, and core, the OpenBLAS core PyTorch runs on with it.
+# course's reference numbers; core, the OpenBLAS core PyTorch runs on with it; and malloc_env,
+# its glibc settings alone (bench/scaling.sh can give them to attend too).
 #
 # Its GEMM library may not use threads of its own (OPENBLAS_NUM_THREADS=1: torch's intra-op
 # threads are the only ones), the OpenBLAS core is detected rather than forced, and glibc keeps
@@ -10,8 +11,8 @@
 # its SSE3 kernels (Core: Prescott, a fifth of its AVX-512 rate); on a CPU with AVX-512 where
 # it detects a core without AVX-512, torch_env names its newest AVX-512 kernels
 # (OPENBLAS_CORETYPE=Cooperlake) so that a ratio is against a PyTorch at full speed.
-torch_env=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1
-           MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=17179869184)
+malloc_env=(MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=17179869184)  # glibc keeps
+torch_env=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 "${malloc_env[@]}")
 
 openblas_core() {  # the core OpenBLAS picks under PyTorch, with the given environment
   "$@" OPENBLAS_VERBOSE=2 /usr/bin/python3 -c 'import torch; torch.ones(2, 2) @ torch.ones(2, 2)' 2>&1 |
