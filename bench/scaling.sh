@@ -110,7 +110,7 @@ for plot in "${plots[@]}"; do
     echo "# machine: $machine (CPU family $family); PyTorch's OpenBLAS core: ${core:-unknown}"
     echo "# attend's environment: $attend_note"
     echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load average at the start: $(load)"
-    echo "# shape flags at x: $(shape_flags "$workload" "$axis" x) (the others at their defaults)"
+    echo "# shape flags, e.g. at x = 64: $(shape_flags "$workload" "$axis" 64) (the others at their defaults)"
     echo "# x  attend_ms  pytorch_ms  attend/pytorch  attend_wall_ms  pytorch_wall_ms  (medians over rounds)"
   } > "$dat"
   for x in 8 16 32 64 128 256; do
@@ -137,7 +137,8 @@ for plot in "${plots[@]}"; do
   done
   echo "# load average at the end: $(load)" >> "$dat"
   if command -v gnuplot > /dev/null; then
-    "$here/scaling_plot.sh" "$dat" "$out/scaling_$plot$suffix.png" "$name" "$axis" "$threads" "$measure" ||
+    "$here/scaling_plot.sh" "$dat" "$out/scaling_$plot$suffix.png" "$name" "$axis" "$threads" "$measure" \
+      "${suffix:+attend run with the glibc settings of PyTorch}" ||
       fail "gnuplot failed on $dat"
   else
     echo "(no gnuplot: $dat written, no plot)"

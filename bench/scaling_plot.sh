@@ -2,14 +2,14 @@
 # Plots one data file of bench/scaling.sh with gnuplot (also usable alone, to redraw a plot
 # from its committed data):
 #
-#   bench/scaling_plot.sh scaling_<plot>.dat scaling_<plot>.png NAME length|batch [threads [cpu|wall]]
+#   bench/scaling_plot.sh scaling_<plot>.dat scaling_<plot>.png NAME length|batch [threads [cpu|wall [subtitle]]]
 #
 # Log-log axes: step time of attend and of PyTorch against x, with grey reference lines of
 # slope 1 (cost proportional to x) and, for lengths, slope 2 (to x squared) through attend's
 # last point; the ratio attend / PyTorch on the right-hand axis (linear).
 set -euo pipefail
-[ $# -ge 4 ] || { echo "usage: $0 data.dat plot.png NAME length|batch [threads [cpu|wall]]" >&2; exit 1; }
-dat=$1 png=$2 name=$3 axis=$4 threads=${5:-1} measure=${6:-cpu}
+[ $# -ge 4 ] || { echo "usage: $0 data.dat plot.png NAME length|batch [threads [cpu|wall [subtitle]]]" >&2; exit 1; }
+dat=$1 png=$2 name=$3 axis=$4 threads=${5:-1} measure=${6:-cpu} subtitle=${7:-}
 [ -r "$dat" ] || { echo "scaling_plot.sh: cannot read $dat" >&2; exit 1; }
 
 case "$name:$axis" in
@@ -31,7 +31,7 @@ square=""
 gnuplot <<EOF
 set terminal pngcairo size 900,600 font "DejaVu Sans,11"
 set output "$png"
-set title "$name: one training step against $axis ($threads thread$([ "$threads" = 1 ] || echo s), attend and PyTorch alternating)"
+set title "$name: one training step against $axis ($threads thread$([ "$threads" = 1 ] || echo s), attend and PyTorch alternating)${subtitle:+\\n$subtitle}"
 set logscale x 2
 set logscale y 10
 set xlabel "$xlabel"
@@ -40,7 +40,10 @@ set y2label "attend / PyTorch (linear)"
 set xtics ($(grep -v '^#' "$dat" | awk '{printf "%s%s", (NR > 1 ? ", " : ""), $1}'))
 set y2range [0:$ratio_max]
 set y2tics 0.2 nomirror
-set ytics nomirror
+set ytics nomirror ($(awk -v lo="$ymin" -v hi="$ymax" 'BEGIN {
+  for (p = 0.001; p < hi; p *= 10) for (i = 1; i <= 3; ++i) {
+    v = p * (i == 1 ? 1 : i == 2 ? 2 : 5); if (v >= lo && v <= hi) { printf "%s%g", sep, v; sep = ", " } } }'))
+set mytics 10
 set grid xtics ytics
 set key below maxrows 2
 set xrange [$xmin:$xmax]
