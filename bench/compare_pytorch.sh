@@ -9,15 +9,8 @@
 # `bench/compare_pytorch.sh build 3 transformer` times REF-TRANSFORMER alone.
 # Needs the bench programs built (cmake --build build --target bench_ref_bahdanau
 # bench_ref_sat bench_ref_transformer) and Debian's PyTorch (apt-get install python3-torch; run as
-# /usr/bin/python3). PyTorch is run "tuned" as in the course's reference numbers: its GEMM
-# library may not use threads of its own (OPENBLAS_NUM_THREADS=1: torch's intra-op threads
-# are the only ones), the OpenBLAS core is detected rather than forced, and glibc keeps
-# freed memory instead of returning it to the system after every step. One exception to
-# "detected": OpenBLAS 0.3.21 does not know Intel's Sapphire/Emerald Rapids and falls back to
-# its SSE3 kernels (Core: Prescott, a fifth of its AVX-512 rate); on a CPU with AVX-512 where
-# it detects a core without AVX-512, the script names its newest AVX-512 kernels
-# (OPENBLAS_CORETYPE=Cooperlake) so that the ratio is against a PyTorch at full speed. The
-# core PyTorch ran on is printed at the end.
+# /usr/bin/python3). PyTorch is run "tuned" as in the course's reference numbers
+# (bench/torch_env.sh says how); the core PyTorch ran on is printed at the end.
 set -uo pipefail
 build=${1:-build}
 rounds=${2:-3}
@@ -25,21 +18,8 @@ shift $(($# < 2 ? $# : 2))
 workloads=("$@")
 [ ${#workloads[@]} -gt 0 ] || workloads=(bahdanau sat transformer)
 here=$(cd "$(dirname "$0")" && pwd)
-torch_env=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1
-           MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=17179869184)
-
-openblas_core() {  # the core OpenBLAS picks under PyTorch, with the given environment
-  "$@" OPENBLAS_VERBOSE=2 /usr/bin/python3 -c 'import torch; torch.ones(2, 2) @ torch.ones(2, 2)' 2>&1 |
-    sed -n 's/^Core: //p' | tail -n 1
-}
-core=$(openblas_core "${torch_env[@]}")
-case "$core" in
-  SkylakeX | Cooperlake | SapphireRapids | "") ;;
-  *) if grep -qw avx512f /proc/cpuinfo; then
-       torch_env+=(OPENBLAS_CORETYPE=Cooperlake)
-       core="Cooperlake (set by the script: OpenBLAS detected $core on this AVX-512 CPU)"
-     fi ;;
-esac
+# shellcheck source=bench/torch_env.sh
+. "$here/torch_env.sh"  # torch_env, core
 
 median_of() {  # the step_ms_median of a JSON line
   grep '^JSON' | sed -E 's/.*"step_ms_median": ([0-9.]+).*/\1/'

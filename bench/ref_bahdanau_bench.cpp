@@ -6,6 +6,9 @@
 // attention (64), teacher forcing, source length 25, target length 12, batch 64,
 // cross-entropy, Adam. One step = zero_grad + forward + loss + backward + Adam update;
 // the median of 50 steps after 10 warm-up steps is reported.
+//
+// --batch, --source-length and --target-length change the shape of the batches (defaults:
+// the reference 64, 25 and 12; bench/scaling.sh varies them), the model stays the same.
 #include "bench/ref_harness.h"
 
 using namespace attend;
@@ -13,7 +16,6 @@ using namespace attend;
 namespace {
 
 constexpr Index kSrcVocab = 40, kTgtVocab = 16, kEmbedding = 32, kHidden = 64, kAttention = 64;
-constexpr Index kSrcLen = 25, kTgtLen = 12, kBatch = 64;
 
 struct Seq2SeqAttention : nn::Module {
   nn::Embedding src_emb{kSrcVocab, kEmbedding}, tgt_emb{kTgtVocab, kEmbedding};
@@ -60,31 +62,44 @@ struct Batch {
   Tensor src, tgt_in, tgt;
 };
 
+struct Options : bench::RefOptions {
+  int batch = flag(batch, "batch", 64, "sequences per batch", app::between(1, 1024));
+  int source_length =
+      flag(source_length, "source-length", 25, "source tokens per sequence", app::between(1, 1024));
+  int target_length =
+      flag(target_length, "target-length", 12, "target tokens per sequence", app::between(1, 1024));
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bench::RefOptions options = bench::parse_ref_options(argc, argv);
+  const auto options = bench::parse_ref_options<Options>(argc, argv);
+  const Index batch = options.batch, src_len = options.source_length,
+              tgt_len = options.target_length;
   manual_seed(0);
   Seq2SeqAttention model;
   optim::Adam adam(model.parameters(), {.lr = 1e-3});
   Generator gen(1);
   std::vector<Batch> batches;
   for (int b = 0; b < 8; ++b) {
-    NDArray src = NDArray::empty({kBatch, kSrcLen}, kInt64),
-            tgt = NDArray::empty({kBatch, kTgtLen}, kInt64);
+    NDArray src = NDArray::empty({batch, src_len}, kInt64),
+            tgt = NDArray::empty({batch, tgt_len}, kInt64);
     for (auto& x : src.span<std::int64_t>()) x = gen.randint(kSrcVocab);
     for (auto& x : tgt.span<std::int64_t>()) x = 1 + gen.randint(kTgtVocab - 1);
-    NDArray tgt_in = NDArray::zeros({kBatch, kTgtLen}, kInt64);  // BOS = 0, then gold tokens
-    slice_assign(tgt_in, slice(tgt, 1, 0, kTgtLen - 1), 1, 1);
+    NDArray tgt_in = NDArray::zeros({batch, tgt_len}, kInt64);  // BOS = 0, then gold tokens
+    slice_assign(tgt_in, slice(tgt, 1, 0, tgt_len - 1), 1, 1);
     batches.push_back({Tensor(src), Tensor(tgt_in), Tensor(tgt)});
   }
-  bench::run_training_bench("REF-BAHDANAU", model.parameter_count(), options, [&](int i) {
+  const auto train_step = [&](int i) {
     const Batch& b = batches[static_cast<std::size_t>(i) % batches.size()];
     adam.zero_grad();
     Tensor loss = nn::cross_entropy(model.forward(b.src, b.tgt_in), b.tgt);
     loss.backward();
     adam.step();
     return loss.item();
-  });
+  };
+  bench::run_training_bench(
+      "REF-BAHDANAU", model.parameter_count(), options, train_step,
+      {{"batch", batch}, {"source_length", src_len}, {"target_length", tgt_len}});
   return 0;
 }

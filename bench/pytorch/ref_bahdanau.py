@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""REF-BAHDANAU in PyTorch: the twin of bench/ref_bahdanau_bench.cpp (same shapes, same steps)."""
+"""REF-BAHDANAU in PyTorch: the twin of bench/ref_bahdanau_bench.cpp (same shapes, same steps).
+
+--batch, --source-length and --target-length change the shape of the batches, as in the twin."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -7,7 +9,7 @@ import torch.nn.functional as F
 from harness import options, run
 
 SRC_VOCAB, TGT_VOCAB, EMBEDDING, HIDDEN, ATTENTION = 40, 16, 32, 64, 64
-SRC_LEN, TGT_LEN, BATCH = 25, 12, 64
+SHAPE = (("batch", 64), ("source_length", 25), ("target_length", 12))  # the reference shape
 
 
 class Seq2SeqAttention(nn.Module):
@@ -40,20 +42,22 @@ class Seq2SeqAttention(nn.Module):
 
 
 def main():
-    args = options(__doc__)
+    args = options(__doc__, SHAPE)
+    batch_size, src_len, tgt_len = args.batch, args.source_length, args.target_length
     g = torch.Generator().manual_seed(1)
     batches = []
     for _ in range(8):
-        src = torch.randint(0, SRC_VOCAB, (BATCH, SRC_LEN), generator=g)
-        tgt = torch.randint(1, TGT_VOCAB, (BATCH, TGT_LEN), generator=g)
-        tgt_in = torch.cat([torch.zeros(BATCH, 1, dtype=torch.long), tgt[:, :-1]], 1)
+        src = torch.randint(0, SRC_VOCAB, (batch_size, src_len), generator=g)
+        tgt = torch.randint(1, TGT_VOCAB, (batch_size, tgt_len), generator=g)
+        tgt_in = torch.cat([torch.zeros(batch_size, 1, dtype=torch.long), tgt[:, :-1]], 1)
         batches.append((src, tgt_in, tgt))
 
     def loss_of(model, batch):
         src, tgt_in, tgt = batch
         return F.cross_entropy(model(src, tgt_in).reshape(-1, TGT_VOCAB), tgt.reshape(-1))
 
-    run("REF-BAHDANAU", Seq2SeqAttention(), loss_of, batches, args)
+    run("REF-BAHDANAU", Seq2SeqAttention(), loss_of, batches, args,
+        (("batch", batch_size), ("source_length", src_len), ("target_length", tgt_len)))
 
 
 if __name__ == "__main__":

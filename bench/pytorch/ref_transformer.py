@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""REF-TRANSFORMER in PyTorch: the twin of bench/ref_transformer_bench.cpp (same shapes, same steps)."""
+"""REF-TRANSFORMER in PyTorch: the twin of bench/ref_transformer_bench.cpp (same shapes, same steps).
+
+--batch and --length change the shape, as in the twin (--length also sets the learned positions)."""
 import math
 
 import torch
@@ -8,20 +10,21 @@ import torch.nn.functional as F
 
 from harness import options, run
 
-VOCAB, MODEL, HEADS, LAYERS, FEED_FORWARD, LENGTH, BATCH = 32, 64, 4, 2, 256, 32, 32
+VOCAB, MODEL, HEADS, LAYERS, FEED_FORWARD = 32, 64, 4, 2, 256
+SHAPE = (("batch", 32), ("length", 32))  # the reference shape
 HEAD = MODEL // HEADS
 
 
 class Block(nn.Module):
     """A pre-norm Transformer layer: x + attention(norm1(x)), then x + ffn(norm2(x))."""
 
-    def __init__(self):
+    def __init__(self, length):
         super().__init__()
         self.norm1, self.norm2 = nn.LayerNorm(MODEL), nn.LayerNorm(MODEL)
         self.in_proj = nn.Linear(MODEL, 3 * MODEL)  # queries, keys and values of all heads
         self.out_proj = nn.Linear(MODEL, MODEL)
         self.linear1, self.linear2 = nn.Linear(MODEL, FEED_FORWARD), nn.Linear(FEED_FORWARD, MODEL)
-        future = torch.triu(torch.ones(LENGTH, LENGTH, dtype=torch.bool), diagonal=1)
+        future = torch.triu(torch.ones(length, length, dtype=torch.bool), diagonal=1)
         self.register_buffer("future", future)
 
     def attention(self, x):
@@ -39,11 +42,11 @@ class Block(nn.Module):
 
 
 class Gpt(nn.Module):
-    def __init__(self):
+    def __init__(self, length):
         super().__init__()
         self.tok = nn.Embedding(VOCAB, MODEL)
-        self.pos = nn.Parameter(0.02 * torch.randn(LENGTH, MODEL))  # learned positions, as GPT-2
-        self.blocks = nn.Sequential(*[Block() for _ in range(LAYERS)])
+        self.pos = nn.Parameter(0.02 * torch.randn(length, MODEL))  # learned positions, as GPT-2
+        self.blocks = nn.Sequential(*[Block(length) for _ in range(LAYERS)])
         self.ln_f = nn.LayerNorm(MODEL)
         self.head = nn.Linear(MODEL, VOCAB)
 
@@ -53,18 +56,19 @@ class Gpt(nn.Module):
 
 
 def main():
-    args = options(__doc__)
+    args = options(__doc__, SHAPE)
+    batch_size, length = args.batch, args.length
     g = torch.Generator().manual_seed(1)
     batches = []
     for _ in range(8):
-        sequence = torch.randint(0, VOCAB, (BATCH, LENGTH + 1), generator=g)
+        sequence = torch.randint(0, VOCAB, (batch_size, length + 1), generator=g)
         batches.append((sequence[:, :-1].contiguous(), sequence[:, 1:].contiguous()))
 
     def loss_of(model, batch):
         inputs, targets = batch
         return F.cross_entropy(model(inputs).reshape(-1, VOCAB), targets.reshape(-1))
 
-    run("REF-TRANSFORMER", Gpt(), loss_of, batches, args)
+    run("REF-TRANSFORMER", Gpt(length), loss_of, batches, args, (("batch", batch_size), ("length", length)))
 
 
 if __name__ == "__main__":
