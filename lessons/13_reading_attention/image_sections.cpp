@@ -196,6 +196,7 @@ void section_map_scores(app::Transcript& t, const Options& o, const vision::Canv
         app::seconds_since(start));
   write_scores_csv(o.out + "/image_scores.csv", s);
   t.say("Wrote {}/image_scores.csv.\n", o.out);
+  if (o.curve_pairs == 0) return;  // --curve-pairs 0: no curves to draw
   t.say_plot_files(plot_mean_curves(o.out + "/deletion.png", s, true), o.out + "/deletion");
   t.say_plot_files(plot_mean_curves(o.out + "/insertion.png", s, false), o.out + "/insertion");
 }
