@@ -123,8 +123,13 @@ void block_times(const RowBlock<T>& b, const T* mat, Index ld) {
         for (Index l = 0; l < W; ++l) acc[r][l] += a * m[l];
       }
     }
-    for (int r = 0; r < R; ++r)
-      for (Index l = 0; l < W && j0 + l < b.keep[r]; ++l) b.out[r][j0 + l] = acc[r][l];
+    for (int r = 0; r < R; ++r) {
+      const Index kept = std::min(W, b.keep[r] - j0);  // a whole vector but at the end
+      if (kept == W)
+        std::copy_n(acc[r], W, b.out[r] + j0);
+      else
+        for (Index l = 0; l < kept; ++l) b.out[r][j0 + l] = acc[r][l];
+    }
   }
 }
 
