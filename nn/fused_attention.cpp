@@ -10,6 +10,7 @@
 // The forward keeps P ([B, H, Tq, Tk], zeros where masked) for the backward.
 #include "nn/fused_attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <span>
@@ -151,8 +152,10 @@ void block_times(const RowBlock<T>& b, const T* mat, Index ld) {
 template <class T>
 void softmax_row(T* s, Index n, Index tk, double scale, T* w) {
   T m = -std::numeric_limits<T>::infinity();
+  const T factor = static_cast<T>(scale);
+#pragma omp simd reduction(max : m)  // a maximum is exact in any order
   for (Index j = 0; j < n; ++j) {
-    s[j] *= static_cast<T>(scale);
+    s[j] *= factor;
     m = s[j] > m ? s[j] : m;
   }
   T total = 0;
@@ -162,7 +165,9 @@ void softmax_row(T* s, Index n, Index tk, double scale, T* w) {
     total += s[j];
   }
   const T inv = T(1) / total;
-  for (Index j = 0; j < tk; ++j) w[j] = j < n ? s[j] * inv : T(0);
+#pragma omp simd
+  for (Index j = 0; j < n; ++j) w[j] = s[j] * inv;
+  std::fill(w + n, w + tk, T(0));  // the keys a causal query may not see
 }
 
 template <class T>
@@ -278,13 +283,13 @@ void backward_head(const Geometry& g, const std::vector<const T*>& in, const T* 
     block_times(dps, s.vt, tkp);  // dP = dO V^T
     for (Index r = 0; r < dps.count; ++r) {
       const Index n = dps.keep[r];
-      const T* dp = dps.out[r];
+      const T *dp = dps.out[r], *wr = w[r];  // (wr: read through w[r], the loop gathers)
       T* ds = s.ds + r * tkp;
       T dot = 0;  // rowsum(P * dP)
 #pragma omp simd reduction(+ : dot)
-      for (Index j = 0; j < n; ++j) dot += w[r][j] * dp[j];
+      for (Index j = 0; j < n; ++j) dot += wr[j] * dp[j];
 #pragma omp simd
-      for (Index j = 0; j < n; ++j) ds[j] = w[r][j] * (dp[j] - dot) * scale;
+      for (Index j = 0; j < n; ++j) ds[j] = wr[j] * (dp[j] - dot) * scale;
     }
     add_key_gradients(dps, w, s.go, s.ds, s.q + i0 * dp_, s.dk, s.dv, dp_, dvp, tkp);
     block_times(dqs, s.k, dp_);  // dQ = dS K, straight into place
