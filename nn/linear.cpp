@@ -8,6 +8,24 @@
 
 namespace attend::nn {
 
+namespace {
+
+// y[i, :] += b for every row i of y [rows, out], in place in matmul's new array: the same
+// sums as y + b, without a second array and a broadcasting pass.
+void add_bias_rows(NDArray& y, const NDArray& b) {
+  dispatch_float(y.dtype(), "linear", [&]<class T>() {
+    T* row = y.data<T>();
+    const T* bias = b.data<T>();
+    const Index out = b.numel();
+    for (Index i = 0; i < y.numel(); i += out) {
+#pragma omp simd
+      for (Index j = 0; j < out; ++j) row[i + j] += bias[j];
+    }
+  });
+}
+
+}  // namespace
+
 // y = x W^T + b        x [.., in], W [out, in], b [out], y [.., out]
 // dL/dx = g W          [.., out] @ [out, in]
 // dL/dW = g^T x        [out, N] @ [N, in], N = all leading positions stacked
@@ -28,7 +46,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   // A 1-D input is a single row.
   NDArray x2 = xv.reshape({-1, in});
   NDArray y = matmul(x2, w, false, true);
-  if (bias.defined()) y = y + bias.data();
+  if (bias.defined() && bias.dtype() == y.dtype())
+    add_bias_rows(y, bias.data());
+  else if (bias.defined())
+    y = y + bias.data();  // another dtype: operator+'s rules
   Shape out_shape = xv.shape();
   out_shape[out_shape.ndim() - 1] = out;
   y = y.reshape(out_shape);
