@@ -53,6 +53,7 @@ struct DateTrainingFlags : app::Flags {
   double stop_at =
       flag(stop_at, "stop-at", 0.998,
            "validation exact match (0-1) at which the date training stops", app::at_least(0.0));
+  bool progress = flag(progress, "progress", true, "show the training progress line on stderr");
 };
 
 }  // namespace attend::seq

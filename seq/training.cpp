@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <sstream>
 
 #include "seq/training.h"
 
@@ -38,6 +39,8 @@ TrainingResult train(Seq2SeqModel& model, const std::function<std::vector<Batch>
   viz::ProgressOptions shown;
   shown.epochs = options.max_epochs;
   shown.unit = options.label;
+  std::ostringstream quiet;  // where the progress line goes when it is switched off
+  if (!options.progress) shown.out = &quiet;
   viz::Progress progress(static_cast<Index>(epoch_batches.size()), shown);
   for (int epoch = 1; epoch <= options.max_epochs && !result.out_of_time; ++epoch) {
     model.train();

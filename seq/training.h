@@ -1,5 +1,6 @@
 // The training loop of an encoder-decoder: Adam, gradient clipping, a time budget, early
-// stopping on a validation score, progress lines and a CSV log; and held-out scores.
+// stopping on a validation score, progress lines (TrainingOptions::progress) and a CSV log; and
+// held-out scores.
 #pragma once
 
 #include <functional>
@@ -22,6 +23,7 @@ struct TrainingOptions {
   double stop_at = 2.0;            // stop once the validation score reaches this (above 1: never)
   std::string log_path = "";       // CSV of every epoch; "" for none
   std::string label = "training";  // the progress line's unit
+  bool progress = true;            // the progress line on stderr (false: none)
 };
 
 struct TrainingResult {

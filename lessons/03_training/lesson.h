@@ -209,6 +209,7 @@ struct TrainOptions {
   double momentum = 0.9;        // SGD's (exercise 2)
   std::uint64_t seed = 0;
   Index eval_batch_size = 1000;
+  bool progress = true;  // the progress line on stderr (false: none)
 };
 
 struct EpochResult {

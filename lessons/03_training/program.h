@@ -56,6 +56,7 @@ struct Options : app::Flags {
       flag(checkpoint_demo, "checkpoint-demo", true, "run section 5 (stop, save, load, continue)");
   Index resume_images = flag(resume_images, "resume-images", 10000,
                              "training pictures of section 5 (0: all)", app::at_least<Index>(0));
+  bool progress = flag(progress, "progress", true, "show the training progress line on stderr");
   std::string out =
       flag(out, "out", "output/03_training", "folder for summary.txt, logs, plots and checkpoints");
 };

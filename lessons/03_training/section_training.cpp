@@ -39,7 +39,8 @@ ModelResult section_training(app::Transcript& t, ModelKind kind, const Data& d, 
                      .cosine = o.cosine,
                      .momentum = o.momentum,
                      .seed = o.seed,
-                     .eval_batch_size = kEvalBatch};
+                     .eval_batch_size = kEvalBatch,
+                     .progress = o.progress};
   t.heading(fmt::format("{}. Training the {}", kind == ModelKind::kMlp ? 3 : 4, name));
   Generator init(stream_seed(o.seed, kInitStream));
   std::unique_ptr<Classifier> model = make_model(kind, {o.mlp, o.cnn}, init);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <sstream>
 #include <utility>
 
 #include "lesson.h"
@@ -107,6 +108,8 @@ std::vector<EpochResult> train_model(Classifier& model, const Data& data,
   viz::ProgressOptions progress_options;
   progress_options.epochs = options.epochs;
   progress_options.unit = "images";
+  std::ostringstream quiet;  // where the progress line goes when it is switched off
+  if (!options.progress) progress_options.out = &quiet;
   viz::Progress progress(loader.size(), progress_options);
   std::vector<EpochResult> results;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {

@@ -15,6 +15,7 @@ struct Options : app::Flags {
       flag(seed, "seed", 0, "seed of the data, the initial weights and the bag order");
   std::string out = flag(out, "out", "output/04_attention_pooling",
                          "folder for summary.txt, plots and CSV files");
+  bool progress = flag(progress, "progress", true, "show the training progress line on stderr");
   // (a) Nadaraya-Watson, d2l's setting
   Index train_points = flag(train_points, "train-points", 50, "Nadaraya-Watson: training points",
                             app::at_least<Index>(2));

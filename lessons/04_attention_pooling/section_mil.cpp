@@ -120,8 +120,11 @@ void section_mil(app::Transcript& t, const Options& o) {
                  .embedding = o.embedding,
                  .attention = o.attention,
                  .lse_sharpness = o.lse_sharpness};
-  MilTraining training{
-      .epochs = o.epochs, .batch_bags = o.batch_bags, .lr = o.mil_lr, .seed = o.seed};
+  MilTraining training{.epochs = o.epochs,
+                       .batch_bags = o.batch_bags,
+                       .lr = o.mil_lr,
+                       .seed = o.seed,
+                       .show_progress = o.progress};
   t.say(
       "Each pooling gets the same encoder (784 -> {} -> {}, ReLU), the same initial encoder\n"
       "weights, the same bags in the same order: {} epochs of Adam (lr {}, weight decay {}),\n"
@@ -135,7 +138,8 @@ void section_mil(app::Transcript& t, const Options& o) {
     Generator init(o.seed + 1);  // the same initial weights for every pooling
     MilModel model(pooling, sizes, init);
     const auto start = std::chrono::steady_clock::now();
-    std::fputs(fmt::format("training {} pooling\n", pooling_name(pooling)).c_str(), stderr);
+    if (o.progress)
+      std::fputs(fmt::format("training {} pooling\n", pooling_name(pooling)).c_str(), stderr);
     std::vector<double> losses = train_mil(model, train, training);
     const double seconds = app::seconds_since(start);
     MilScores scores = score_mil(model, test);

@@ -79,7 +79,8 @@ TrainingResult section_training(Transcript& t, EncoderDecoder& model, const Date
                                            .clip_norm = o.clip,
                                            .stop_at = o.stop_at,
                                            .log_path = o.out + "/training.csv",
-                                           .label = "dates"});
+                                           .label = "dates",
+                                           .progress = o.progress});
   report_training(t, r, o.out + "/training.png", "Lesson 06: encoder-decoder without attention");
   return r;
 }

@@ -55,7 +55,8 @@ seq::TrainingResult train_and_report_dates(app::Transcript& t, seq::AttentionSeq
                                                      .clip_norm = o.clip,
                                                      .stop_at = o.stop_at,
                                                      .log_path = o.out + "/training_dates.csv",
-                                                     .label = "dates"});
+                                                     .label = "dates",
+                                                     .progress = o.progress});
   seq::report_training(t, r, o.out + "/training_dates.png", "Lesson 07: dates with attention");
   return r;
 }

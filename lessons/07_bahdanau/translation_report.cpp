@@ -87,7 +87,8 @@ void train_translation(app::Transcript& t, seq::AttentionSeq2Seq& model,
                                             .clip_norm = o.clip,
                                             .stop_at = 2.0,  // never: the budget decides
                                             .log_path = o.out + "/training_de_en.csv",
-                                            .label = "sentences"});
+                                            .label = "sentences",
+                                            .progress = o.progress});
   for (int e = 0; e < r.epochs; ++e)
     t.say(
         "  epoch {:2}  train loss {:.3f}  validation loss {:.3f}  validation next-word "

@@ -114,7 +114,8 @@ std::vector<CaptionEpoch> train(app::Transcript& t, const Options& o, const Prep
        .batch = o.batch,
        .lr = o.lr,
        .lambda = lambda,
-       .log_path = o.out + "/" + log_name + ".csv"},
+       .log_path = o.out + "/" + log_name + ".csv",
+       .show_progress = o.progress},
       gen);
   for (const CaptionEpoch& r : records)
     t.say(

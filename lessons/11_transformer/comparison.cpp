@@ -43,7 +43,8 @@ ModelScores train_bahdanau(app::Transcript& t, const seq::DateTask& task, const 
                                                      .clip_norm = o.clip,
                                                      .stop_at = o.stop_at,
                                                      .log_path = o.out + "/training_rnnsearch.csv",
-                                                     .label = "dates (RNNsearch)"});
+                                                     .label = "dates (RNNsearch)",
+                                                     .progress = o.progress});
   t.say("RNNsearch: {} steps, {} epochs, {:.1f} s ({}).\n", r.steps, r.epochs, r.seconds,
         r.reached_target ? "reached the validation target" : "did not reach the target");
   ModelScores s = decode_test_dates(model, task);

@@ -26,7 +26,8 @@ seq::TrainingResult train_transformer(app::Transcript& t, seq::TransformerSeq2Se
                                                      .clip_norm = o.clip,
                                                      .stop_at = o.stop_at,
                                                      .log_path = csv,
-                                                     .label = "dates"});
+                                                     .label = "dates",
+                                                     .progress = o.progress});
   if (report)
     seq::report_training(t, r, o.out + "/training_dates.png", "Lesson 11: a Transformer on dates");
   return r;

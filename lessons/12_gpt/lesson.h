@@ -55,6 +55,7 @@ struct Options : app::Flags {
            app::at_least<Index>(1));
   bool long_run =
       flag(long_run, "long", false, "the long preset: 480 s of training for the GPT and the GRU");
+  bool progress = flag(progress, "progress", true, "show the training progress line on stderr");
   std::string out = flag(out, "out", "output/12_gpt", "folder for summary.txt and the figures");
 };
 void apply_long_preset(Options& o);

@@ -5,6 +5,7 @@
 // position, no schedule, no clipping. Only the training steps count against the budget; the
 // validation passes that draw the curve are timed apart.
 #include <chrono>
+#include <sstream>
 
 #include "lesson.h"
 
@@ -44,6 +45,8 @@ TrainResult train_language_model(nn::Module& model, const LanguageModel& forward
   optim::AdamW adamw(model.parameters(), {.lr = o.lr, .weight_decay = 0.01});
   viz::ProgressOptions progress_options;
   progress_options.unit = "windows";
+  std::ostringstream quiet;  // where the progress line goes when it is switched off
+  if (!o.progress) progress_options.out = &quiet;
   viz::Progress progress(0, progress_options);
   progress.start_epoch();
   TrainResult r;

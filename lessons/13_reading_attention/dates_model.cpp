@@ -40,7 +40,8 @@ void train_here(app::Transcript& t, const Options& o, DatesModel& m, Generator& 
                                                      .clip_norm = kClip,
                                                      .stop_at = o.dates_stop_at,
                                                      .log_path = "",
-                                                     .label = "dates"});
+                                                     .label = "dates",
+                                                     .progress = o.progress});
   t.say("Trained {} epochs, {} steps{}; validation exact match {:.1f}%.\n", r.epochs, r.steps,
         r.reached_target ? " (reached the target)" : " (did not reach the target)",
         r.validation_score.empty() ? 0.0 : 100 * r.validation_score.back());

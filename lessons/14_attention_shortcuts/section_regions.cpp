@@ -44,6 +44,7 @@ PreparedCanvases region_canvases(app::Transcript& t, const Options& o, RegionEnc
                           .proposals = {}};
   const bool cached = !o.encoder_cache.empty() && std::filesystem::exists(encoder_cache_file(p));
   if (!cached) p.encoder.steps = o.region_encoder_steps;
+  p.encoder.progress = o.progress;  // not in the cache file's name: the same weights either way
   PreparedCanvases d = prepare_canvases(p, encoder);
   if (cached)
     t.say("The encoder is lesson 09's, loaded from {}.\n", d.encoder_loaded_from);

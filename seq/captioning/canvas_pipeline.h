@@ -47,7 +47,7 @@ struct PreparedCanvases {
   ItemAccuracy encoder_canvas_accuracy;  // on the objects of the test canvases
   std::string encoder_loaded_from;       // the cached checkpoint used, or empty if pre-trained here
   std::string encoder_cache_error;       // why it could not be cached (a warning), or empty
-  RegionFile train_regions;                   // [N, L, D + 2], in a file (region_file.h)
+  RegionFile train_regions;              // [N, L, D + 2], in a file (region_file.h)
   NDArray validation_regions, test_regions;  // [N, L, D + 2] each
   // With options.object_regions: [N, max_regions, D + 4] each, zero-padded.
   ObjectRegions train_objects, validation_objects, test_objects;
@@ -97,6 +97,7 @@ struct CanvasFlags : app::Flags {
   std::string encoder_cache = flag(
       encoder_cache, "encoder-cache", "output/encoders",
       "folder that keeps pre-trained encoders for later runs and lessons (\"\": pre-train here)");
+  bool progress = flag(progress, "progress", true, "show the training progress line on stderr");
 
   // The pipeline these flags describe.
   CanvasPipelineOptions pipeline() const {
@@ -111,7 +112,8 @@ struct CanvasFlags : app::Flags {
                         .batch = encoder_batch,
                         .lr = encoder_lr,
                         .canvas_size = encoder_canvas,
-                        .max_objects = encoder_objects},
+                        .max_objects = encoder_objects,
+                        .progress = progress},
             .encoder_cache = encoder_cache,
             .object_regions = false,
             .proposals = {}};

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "autograd/ops.h"
 #include "interpret/localisation.h"
@@ -169,6 +170,8 @@ std::vector<double> pretrain_encoder(RegionEncoder& encoder, const data::CanvasG
   const Index per_report = std::max<Index>(1, options.steps / kReports);
   viz::ProgressOptions shown;
   shown.unit = "canvases";
+  std::ostringstream quiet;  // where the progress line goes when it is switched off
+  if (!options.progress) shown.out = &quiet;
   viz::Progress progress(options.steps, shown);
   progress.start_epoch();
   std::vector<double> losses;

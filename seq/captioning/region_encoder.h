@@ -65,6 +65,7 @@ struct PretrainOptions {
   double lr = 2e-3;
   Index canvas_size = 64;  // side of the pre-training canvases
   Index max_objects = 3;   // items on each: 1 to max_objects
+  bool progress = true;    // the progress line on stderr (false: none)
 };
 // The targets of every cell: `what` [B, L] int64 is the class of the object whose box holds
 // the cell's centre, or kClasses ("nothing"); `colour` [B, L] is its colour, or the number
