@@ -21,7 +21,6 @@
 #include "nn/optim/optim.h"
 #include "nn/pool.h"
 #include "nn/viz/progress.h"
-#include "tensor/allocator.h"
 
 namespace attend::captioning {
 
@@ -237,12 +236,9 @@ NDArray encode_all(RegionEncoder& encoder, std::span<const CanvasExample> canvas
   float* dst = nullptr;
   for (std::size_t start = 0; start < canvases.size(); start += kBatch) {
     std::vector<const CanvasExample*> batch;
-    const std::size_t size = std::min(kBatch, canvases.size() - start);
-    // A last, smaller batch has arrays of new sizes, while the allocator keeps the full
-    // batches' blocks (about 100 MB; tensor/allocator.h): they go back to the system first,
-    // so that the two sets never add up (lesson 10's peak, at the end of its training chunks).
-    if (size < kBatch && start > 0) memory::empty_cache();
-    for (const CanvasExample& c : canvases.subspan(start, size)) batch.push_back(&c);
+    for (const CanvasExample& c :
+         canvases.subspan(start, std::min(kBatch, canvases.size() - start)))
+      batch.push_back(&c);
     const NDArray regions = encoder.regions(stack_images(batch)).data();
     if (!out.defined()) {
       out = NDArray::empty({static_cast<Index>(canvases.size()), regions.size(1), regions.size(2)});
