@@ -25,6 +25,7 @@ constexpr Index kHeldOutItems = 1000;       // single-item canvases that score t
 constexpr Index kSingleItemCanvas = 32;     // their side
 constexpr std::uint64_t kEncoderSeed = 31;  // offset of the pre-training generator's seed
 constexpr std::size_t kTrainChunk = 256;    // training canvases made, encoded, then dropped
+constexpr std::size_t kEncodeBatch = 64;    // encode_all's batch (region_encoder.cpp)
 
 // The items of the canvases: Fashion-MNIST's training and test pictures, or the generated
 // stand-in for them.
@@ -91,6 +92,36 @@ std::string encoder_cache_file(const CanvasPipelineOptions& o) {
 
 namespace {
 
+// Encodes `canvases`, the training canvases after the first `encoded`, into p.train_regions
+// (and p.train_objects).
+void encode_training(PreparedCanvases& p, const CanvasPipelineOptions& options,
+                     RegionEncoder& encoder, std::span<const CanvasExample> canvases,
+                     Index& encoded) {
+  NDArray regions = encode_all(encoder, canvases);
+  const Index train = options.train;
+  if (p.train_regions.size() == 0)
+    p.train_regions = RegionFile(train, regions.size(1), regions.size(2));
+  p.train_regions.write(encoded, regions);
+  if (options.object_regions)
+    append_objects(p.train_objects, object_regions(regions, canvases, options.proposals), train);
+  encoded += regions.size(0);
+}
+
+// Encodes a chunk of training canvases, then drops their images. A last chunk may end with a
+// smaller batch (lesson 10: 6,000 = 23 x 256 + 64 + 48), whose arrays have new sizes: the full
+// batches' cached blocks (about 100 MB) go back to the system before it, so that the two sets
+// are never held together, with the training pictures (lesson 10's peak).
+void encode_chunk(PreparedCanvases& p, const CanvasPipelineOptions& options, RegionEncoder& encoder,
+                  std::span<CanvasExample> chunk, Index& encoded) {
+  const std::size_t full = chunk.size() / kEncodeBatch * kEncodeBatch;
+  if (full > 0) encode_training(p, options, encoder, chunk.first(full), encoded);
+  if (full < chunk.size()) {
+    if (encoded > 0) memory::empty_cache();
+    encode_training(p, options, encoder, chunk.subspan(full), encoded);
+  }
+  for (CanvasExample& c : chunk) c.image = NDArray();
+}
+
 // prepare_canvases but for the start clock, and the cache emptied after it.
 void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
                   RegionEncoder& encoder) {
@@ -131,14 +162,7 @@ void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
   const Index train = options.train;
   Index encoded = 0;
   auto encode_and_drop = [&](std::span<CanvasExample> chunk) {
-    NDArray regions = encode_all(encoder, chunk);
-    if (p.train_regions.size() == 0)
-      p.train_regions = RegionFile(train, regions.size(1), regions.size(2));
-    p.train_regions.write(encoded, regions);
-    if (options.object_regions)
-      append_objects(p.train_objects, object_regions(regions, chunk, options.proposals), train);
-    encoded += regions.size(0);
-    for (CanvasExample& c : chunk) c.image = NDArray();
+    encode_chunk(p, options, encoder, chunk, encoded);
   };
   p.splits = data::make_canvas_splits(*train_gen, held_out_gen, static_cast<std::size_t>(train),
                                       static_cast<std::size_t>(options.validation),
