@@ -99,7 +99,7 @@ void section_training(Transcript& t, const Options& o, CamClassifier& model, con
 // lesson 13 its shortcut, not this run: a warning, and the run goes on.
 void save_model(Transcript& t, const Options& o, const CamClassifier& model) {
   const std::string file = vision::trained_classifier_file(
-      o.out, "cnn", {.train = o.train, .seed = o.seed, .synthetic = o.synthetic, .folder = o.data},
+      o.out, "cnn", canvas_options(o),
       {.epochs = o.epochs, .batch = o.batch, .lr = o.lr, .shuffle_seed = o.seed}, o.standardize);
   try {
     nn::save_checkpoint(file, model);

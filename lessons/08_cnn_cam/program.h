@@ -46,6 +46,17 @@ struct Options : app::Flags {
 // Figures magnify the 64-pixel canvases this many times.
 constexpr Index kZoom = 2;
 
+// The canvases the flags ask for: section 1 makes them, and the saved CNN's file name
+// records them.
+inline CanvasDataOptions canvas_options(const Options& o) {
+  return {.train = o.train,
+          .validation = o.validation,
+          .test = o.test,
+          .seed = o.seed,
+          .synthetic = o.synthetic,
+          .folder = o.data};
+}
+
 // Section 1 (section_data.cpp): the canvases, their classes and boxes; canvases.png.
 CanvasData section_data(app::Transcript& t, const Options& o);
 // Section 6 (section_pointing.cpp): the pointing game's scores; pointing_game.png and

@@ -24,12 +24,7 @@ std::string noun_list(const std::vector<data::CanvasObject>& objects,
 
 CanvasData section_data(app::Transcript& t, const Options& o) {
   t.heading("1. Canvases: which classes, and where");
-  CanvasData d = make_canvas_data({.train = o.train,
-                                   .validation = o.validation,
-                                   .test = o.test,
-                                   .seed = o.seed,
-                                   .synthetic = o.synthetic,
-                                   .folder = o.data});
+  CanvasData d = make_canvas_data(canvas_options(o));
   t.say("{} pictures: {} training, {} validation and {} test canvases of {}x{} pixels.\n",
         o.synthetic ? "Synthetic stand-in" : "Fashion-MNIST", d.train.size(), d.validation.size(),
         d.test.size(), d.train.images.size(2), d.train.images.size(3));
