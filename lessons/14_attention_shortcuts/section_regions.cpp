@@ -39,6 +39,7 @@ PreparedCanvases region_canvases(app::Transcript& t, const Options& o, RegionEnc
                           .validation = o.region_validation,
                           .test = o.region_test,
                           .encoder = {},
+                          .encoder_singles = 0,  // not printed here
                           .encoder_cache = o.encoder_cache,
                           .object_regions = true,
                           .proposals = {}};

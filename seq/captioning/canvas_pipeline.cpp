@@ -21,7 +21,6 @@
 namespace attend::captioning {
 
 namespace {
-constexpr Index kHeldOutItems = 1000;       // single-item canvases that score the encoder
 constexpr Index kSingleItemCanvas = 32;     // their side
 constexpr std::uint64_t kEncoderSeed = 31;  // offset of the pre-training generator's seed
 constexpr std::size_t kTrainChunk = 256;    // training canvases made, encoded, then dropped
@@ -172,12 +171,15 @@ void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
   train_gen.reset();
   train_items = data::LabelledImages();
   memory::empty_cache();
-  data::CanvasGenerator held_out_singles =
-      pretraining_canvases(held_out_items, kSingleItemCanvas, canvas_options.classes, 1);
-  Generator single_gen(options.seed + 2);
-  std::vector<CanvasExample> singles;
-  for (Index i = 0; i < kHeldOutItems; ++i) singles.push_back(held_out_singles.make(single_gen));
-  p.encoder_accuracy = item_accuracy(encoder, singles);
+  if (options.encoder_singles > 0) {
+    data::CanvasGenerator held_out_singles =
+        pretraining_canvases(held_out_items, kSingleItemCanvas, canvas_options.classes, 1);
+    Generator single_gen(options.seed + 2);
+    std::vector<CanvasExample> singles;
+    for (Index i = 0; i < options.encoder_singles; ++i)
+      singles.push_back(held_out_singles.make(single_gen));
+    p.encoder_accuracy = item_accuracy(encoder, singles);
+  }
   // And on the test canvases themselves: every object, from the cells inside its box.
   p.encoder_canvas_accuracy = item_accuracy(encoder, p.splits.test);
   p.validation_regions = encode_all(encoder, p.splits.validation);

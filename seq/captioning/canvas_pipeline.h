@@ -29,6 +29,9 @@ struct CanvasPipelineOptions {
   bool all_classes = false;  // all 10 classes on the canvases, not only kCaptionClasses
   Index train = 6000, validation = 300, test = 500;
   PretrainOptions encoder;
+  // Held-out single-item canvases that score the encoder (PreparedCanvases::encoder_accuracy);
+  // 0: not scored (a lesson that does not print that number saves the 1,000 forward passes).
+  Index encoder_singles = 1000;
   // A folder where the pre-trained encoder is kept, one checkpoint per setting (seed, data,
   // steps, learning rate): a later run with the same settings (lesson 10 after lesson 09,
   // as the paper reuses one VGG) loads it instead of pre-training again. Empty: no cache.
@@ -94,6 +97,9 @@ struct CanvasFlags : app::Flags {
            "items on each pre-training canvas (1 to this)", app::at_least<Index>(1));
   Index encoder_batch = flag(encoder_batch, "encoder-batch", PretrainOptions{}.batch,
                              "canvases per pre-training minibatch", app::at_least<Index>(1));
+  Index encoder_singles =
+      flag(encoder_singles, "encoder-singles", CanvasPipelineOptions{}.encoder_singles,
+           "held-out single-item canvases that score the encoder", app::at_least<Index>(1));
   std::string encoder_cache = flag(
       encoder_cache, "encoder-cache", "output/encoders",
       "folder that keeps pre-trained encoders for later runs and lessons (\"\": pre-train here)");
@@ -114,6 +120,7 @@ struct CanvasFlags : app::Flags {
                         .canvas_size = encoder_canvas,
                         .max_objects = encoder_objects,
                         .progress = progress},
+            .encoder_singles = encoder_singles,
             .encoder_cache = encoder_cache,
             .object_regions = false,
             .proposals = {}};
