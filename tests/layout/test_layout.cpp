@@ -6,8 +6,9 @@
 //   use it. seq/ and vision/ stand side by side: neither includes the other.
 //
 // A lesson includes "attend.h" and its own folder's headers, never another lesson's, never an
-// internal header; every lesson's main.cpp reads like its chapter (at most 250 lines) and no
-// function anywhere in the library or the lessons is longer than 80 lines.
+// internal header; every lesson's main.cpp reads like its chapter (at most 250 lines), no
+// function anywhere in the library or the lessons is longer than 80 lines, and no chapter is
+// longer than 650 lines.
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
@@ -243,6 +244,23 @@ TEST_CASE("every lesson's main.cpp is at most 250 lines", "[layout]") {
         problems.push_back(fmt::format("{}: {} lines", shown(folder / "main.cpp"), lines));
     }
   INFO(joined(problems));
+  CHECK(problems.empty());
+}
+
+// A chapter is read next to its program in one sitting: at most 650 lines; how a design was
+// chosen is its short closing section, longer studies go to bench/README.md or an appendix.
+TEST_CASE("every chapter docs/NN_name.md is at most 650 lines", "[layout]") {
+  std::vector<std::string> problems;
+  std::size_t chapters = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(kRoot / "docs")) {
+    const std::string name = entry.path().filename().string();
+    if (!std::regex_match(name, std::regex("[0-9][0-9]_.*\\.md"))) continue;
+    ++chapters;
+    const std::size_t lines = read_lines(entry.path()).size();
+    if (lines > 650) problems.push_back(fmt::format("{}: {} lines", shown(entry.path()), lines));
+  }
+  INFO(joined(problems));
+  CHECK(chapters >= 14);  // the check read the chapters, not an empty folder
   CHECK(problems.empty());
 }
 
