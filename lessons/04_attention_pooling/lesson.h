@@ -183,7 +183,7 @@ struct MilTraining {
   double lr = 1e-3;
   double weight_decay = 1e-4;  // Ilse et al.'s code (Adam's L2 form)
   std::uint64_t seed = 0;      // the order of the bags
-  bool show_progress = true;   // the progress line on stderr (false: none)
+  bool progress = true;        // the progress line on stderr (false: none)
 };
 // Adam on the mean binary cross-entropy of the bags; the mean loss of each epoch.
 std::vector<double> train_mil(MilModel& model, const Bags& train, const MilTraining& options);

@@ -49,7 +49,7 @@ std::vector<double> train_mil(MilModel& model, const Bags& train, const MilTrain
   viz::ProgressOptions progress_options;
   progress_options.epochs = options.epochs;
   progress_options.unit = "bags";
-  if (!options.show_progress) progress_options.out = &silent;
+  if (!options.progress) progress_options.out = &silent;
   viz::Progress progress(batches, progress_options);
   std::vector<double> epoch_losses;
   Index step = 0;

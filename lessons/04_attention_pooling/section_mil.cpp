@@ -124,7 +124,7 @@ void section_mil(app::Transcript& t, const Options& o) {
                        .batch_bags = o.batch_bags,
                        .lr = o.mil_lr,
                        .seed = o.seed,
-                       .show_progress = o.progress};
+                       .progress = o.progress};
   t.say(
       "Each pooling gets the same encoder (784 -> {} -> {}, ReLU), the same initial encoder\n"
       "weights, the same bags in the same order: {} epochs of Adam (lr {}, weight decay {}),\n"

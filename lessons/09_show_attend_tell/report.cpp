@@ -115,7 +115,7 @@ std::vector<CaptionEpoch> train(app::Transcript& t, const Options& o, const Prep
        .lr = o.lr,
        .lambda = lambda,
        .log_path = o.out + "/" + log_name + ".csv",
-       .show_progress = o.progress},
+       .progress = o.progress},
       gen);
   for (const CaptionEpoch& r : records)
     t.say(

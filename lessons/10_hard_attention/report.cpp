@@ -45,7 +45,7 @@ Trained train_model(app::Transcript& t, const Options& o, const PreparedCanvases
          .lr = o.lr,
          .lambda = o.lambda,
          .log_path = fmt::format("{}/{}_seed{}.csv", o.out, soft ? "soft" : "hard", s),
-         .show_progress = o.progress},
+         .progress = o.progress},
         gen, loss);
     std::vector<double> curve;
     for (const CaptionEpoch& r : records) curve.push_back(r.nll);

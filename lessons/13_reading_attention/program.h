@@ -130,7 +130,7 @@ struct Options : app::Flags {
       flag(dates_carry, "dates-carry", 0.01,
            "a head carries the alignment if masking it lowers a layer's alignment by this much",
            app::between(0.0, 1.0));
-  bool progress = flag(progress, "progress", true, "progress lines on stderr");
+  bool progress = flag(progress, "progress", true, "show the training progress line on stderr");
 };
 
 }  // namespace attend::lesson13

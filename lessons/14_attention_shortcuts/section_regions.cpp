@@ -109,7 +109,7 @@ RegionRun train_captioner(app::Transcript& t, const Options& o, const PreparedCa
   CaptionTrainOptions recipe{.epochs = o.region_epochs,
                              .batch = o.region_batch,
                              .log_path = o.out + "/regions_" + name + ".csv",
-                             .show_progress = o.progress};
+                             .progress = o.progress};
   const auto start = std::chrono::steady_clock::now();
   for (const CaptionEpoch& e : train_decoder(decoder, train, d.splits.train, validation,
                                              d.splits.validation, d.vocab, recipe, gen))

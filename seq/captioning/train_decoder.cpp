@@ -70,7 +70,7 @@ std::vector<CaptionEpoch> train_decoder(CaptionDecoder& decoder, const RegionFil
   viz::ProgressOptions shown;
   shown.epochs = options.epochs;
   shown.unit = "captions";
-  if (!options.show_progress) shown.out = &quiet;
+  if (!options.progress) shown.out = &quiet;
   viz::Progress progress(steps, shown);
   std::vector<CaptionEpoch> records;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {

@@ -17,11 +17,11 @@ namespace attend::captioning {
 struct CaptionTrainOptions {
   int epochs = 6;
   Index batch = 64;
-  double lr = 3e-3;           // Adam's at the start; a cosine takes it to a tenth by the end
-  double lambda = 0.0;        // weight of the doubly stochastic regulariser
-  double clip = 5.0;          // gradient-norm clipping
-  std::string log_path;       // CSV of per-epoch losses ("" for none)
-  bool show_progress = true;  // the progress line on stderr (false: none)
+  double lr = 3e-3;      // Adam's at the start; a cosine takes it to a tenth by the end
+  double lambda = 0.0;   // weight of the doubly stochastic regulariser
+  double clip = 5.0;     // gradient-norm clipping
+  std::string log_path;  // CSV of per-epoch losses ("" for none)
+  bool progress = true;  // the progress line on stderr (false: none)
 };
 struct CaptionEpoch {
   int epoch = 0;

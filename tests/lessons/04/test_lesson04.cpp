@@ -329,7 +329,7 @@ TEST_CASE("MIL training: attention pooling learns the bags and points at the pos
   sizes.hidden = 16;
   sizes.embedding = 8;
   sizes.attention = 8;
-  MilTraining training{.epochs = 4, .batch_bags = 8, .lr = 3e-3, .show_progress = false};
+  MilTraining training{.epochs = 4, .batch_bags = 8, .lr = 3e-3, .progress = false};
 
   Generator init(14);
   MilModel attention(Pooling::kAttention, sizes, init);
