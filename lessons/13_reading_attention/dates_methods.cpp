@@ -162,9 +162,14 @@ Maps all_maps(const Options& o, DatesModel& m) {
   const std::size_t n = m.task.test.size(), step = static_cast<std::size_t>(kDecodeBatch);
   for (std::size_t start = 0; start < n; start += step) {
     const std::size_t end = std::min(n, start + step);
-    Pass p = forward_pass(m, start, end);
-    add_gradient_free(p, maps, gen);
-    add_gradient_based(m, p, start, maps);
+    {
+      Pass p = forward_pass(m, start, end);
+      add_gradient_free(p, maps, gen);
+      add_gradient_based(m, p, start, maps);
+    }
+    // The batch's graph and gradients: the next batch's sources have another padded length,
+    // so their blocks would only sit in the allocator's cache (tensor/allocator.h).
+    memory::empty_cache();
     progress(o, "maps of the test dates", end, n, app::seconds_since(begin));
   }
   return maps;

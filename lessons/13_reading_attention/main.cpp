@@ -54,10 +54,15 @@ void part_images(app::Transcript& t, const Options& o) {
 void part_dates(app::Transcript& t, const Options& o) {
   const auto start = std::chrono::steady_clock::now();
   DatesSummary summary;
+  // As in part 1, the blocks the allocator keeps for reuse go back to the system after each
+  // section (decoding batches of every length fill its cache).
   DatesModel m = section_dates_model(t, o);
   summary.exact_match = m.exact_match;
+  memory::empty_cache();
   section_dates_methods(t, o, m, summary);
+  memory::empty_cache();
   section_dates_heads(t, o, m, summary);
+  memory::empty_cache();
   section_dates_replacement(t, o, m, summary);
   t.heading("Dates: summary");
   say_dates_summary(t, summary);

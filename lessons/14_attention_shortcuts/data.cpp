@@ -34,6 +34,25 @@ data::LabelledImages load_items(const DataOptions& options, data::Split split) {
   return data::load_fashion_mnist(split, options.folder);
 }
 
+// The splits of `sizes`, drawn from the pictures of one split. The generator keeps
+// Fashion-MNIST's pictures as bytes (nn/data/picture_store.h; 47 MB for the training split):
+// their float32 array (188 MB) goes back to the system before any canvas is made, the bytes
+// once the canvases are made, before they are stacked into sets.
+data::CueSplits draw_splits(const DataOptions& options, data::Split split,
+                            const data::CanvasOptions& canvas, const data::CueSplitSizes& sizes,
+                            std::vector<std::string>& class_names) {
+  data::CueSplits splits;
+  {
+    data::LabelledImages items = load_items(options, split);
+    class_names = items.class_names;
+    const data::CanvasGenerator pictures(std::move(items), canvas);
+    memory::empty_cache();  // the float32 pictures, freed by the generator
+    splits = data::make_cue_splits(pictures, pictures, canvas, sizes, options.seed);
+  }
+  memory::empty_cache();  // what drawing the canvases cached: sizes that do not come again
+  return splits;
+}
+
 }  // namespace
 
 ShortcutData make_shortcut_data(const DataOptions& options) {
@@ -50,31 +69,18 @@ ShortcutData make_shortcut_data(const DataOptions& options) {
   // made alone and the held-out splits made alone are the canvases of one call.
   ShortcutData d;
   d.cue_class = options.cue.label;
-  {
-    data::LabelledImages items = load_items(options, data::Split::kTrain);
-    d.class_names = items.class_names;
-    data::CueSplits splits = data::make_cue_splits(
-        items, items, canvas, {.train = static_cast<std::size_t>(options.train)}, options.seed);
-    // Fashion-MNIST's 60,000 training pictures (188 MB), back to the system: the allocator
-    // would keep the block for reuse (tensor/allocator.h).
-    items = data::LabelledImages();
-    memory::empty_cache();
-    d.train = to_cue_set(std::move(splits.train));
-  }
-  {
-    data::LabelledImages items = load_items(options, data::Split::kTest);
-    data::CueSplits splits =
-        data::make_cue_splits(items, items, canvas,
-                              {.validation = static_cast<std::size_t>(options.validation),
-                               .test = static_cast<std::size_t>(options.test)},
-                              options.seed);
-    items = data::LabelledImages();
-    memory::empty_cache();
-    d.validation = to_cue_set(std::move(splits.validation));
-    d.aligned = to_cue_set(std::move(splits.aligned));
-    d.conflicting = to_cue_set(std::move(splits.conflicting));
-    d.independent = to_cue_set(std::move(splits.independent));
-  }
+  data::CueSplits splits =
+      draw_splits(options, data::Split::kTrain, canvas,
+                  {.train = static_cast<std::size_t>(options.train)}, d.class_names);
+  d.train = to_cue_set(std::move(splits.train));
+  splits = draw_splits(options, data::Split::kTest, canvas,
+                       {.validation = static_cast<std::size_t>(options.validation),
+                        .test = static_cast<std::size_t>(options.test)},
+                       d.class_names);
+  d.validation = to_cue_set(std::move(splits.validation));
+  d.aligned = to_cue_set(std::move(splits.aligned));
+  d.conflicting = to_cue_set(std::move(splits.conflicting));
+  d.independent = to_cue_set(std::move(splits.independent));
   memory::empty_cache();
   // The canvases whose boxes GAIN_ext sees: a fixed random share, drawn by their own
   // generator so that the canvases themselves do not depend on it.

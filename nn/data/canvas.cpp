@@ -10,7 +10,6 @@
 #include "nn/data/canvas_cue.h"
 #include "nn/viz/image.h"
 #include "tensor/error.h"
-#include "tensor/shape_ops.h"
 
 namespace attend::data {
 namespace {
@@ -120,7 +119,28 @@ std::vector<std::string> caption_nouns(const std::vector<std::string>& class_nam
 }
 
 CanvasGenerator::CanvasGenerator(LabelledImages items, CanvasOptions options)
-    : items_(std::move(items)), options_(options), nouns_(caption_nouns(items_.class_names)) {
+    : labels_(items.labels),
+      options_(std::move(options)),
+      nouns_(caption_nouns(items.class_names)) {
+  choose_items();
+  if (items.images.shape() != Shape{items.size(), 1, 28, 28})
+    fail("CanvasGenerator: source items must be [N,1,28,28], got {}", items.images.shape());
+  // As bytes when they are Fashion-MNIST's: the float array (`items`, moved in) is freed on
+  // return, unless the caller still holds it.
+  pictures_ = PictureStore(items.images);
+  check_layout();
+}
+
+CanvasGenerator::CanvasGenerator(const CanvasGenerator& source, CanvasOptions options)
+    : pictures_(source.pictures_),
+      labels_(source.labels_),
+      options_(std::move(options)),
+      nouns_(source.nouns_) {
+  choose_items();
+  check_layout();
+}
+
+void CanvasGenerator::choose_items() {
   const Index class_count = static_cast<Index>(nouns_.size());
   if (options_.classes.empty())
     for (Index c = 0; c < class_count; ++c) options_.classes.push_back(c);
@@ -133,16 +153,18 @@ CanvasGenerator::CanvasGenerator(LabelledImages items, CanvasOptions options)
     noun_of_class_[static_cast<std::size_t>(c)] = static_cast<Index>(distinct_nouns_.size());
     distinct_nouns_.push_back(nouns_[static_cast<std::size_t>(c)]);
   }
-  const std::int64_t* labels = std::as_const(items_.labels).data<std::int64_t>();
-  for (Index i = 0; i < items_.size(); ++i)
+  const Index count = labels_.defined() ? labels_.size(0) : 0;
+  const std::int64_t* labels = std::as_const(labels_).data<std::int64_t>();
+  for (Index i = 0; i < count; ++i)
     if (labels[i] >= 0 && labels[i] < class_count &&
         noun_of_class_[static_cast<std::size_t>(labels[i])] >= 0)
       usable_items_.push_back(i);
   if (usable_items_.empty())
-    fail("CanvasGenerator: none of the {} source items is of the chosen classes [{}]",
-         items_.size(), fmt::join(options_.classes, ", "));
-  if (items_.images.shape() != Shape{items_.size(), 1, 28, 28})
-    fail("CanvasGenerator: source items must be [N,1,28,28], got {}", items_.images.shape());
+    fail("CanvasGenerator: none of the {} source items is of the chosen classes [{}]", count,
+         fmt::join(options_.classes, ", "));
+}
+
+void CanvasGenerator::check_layout() const {
   if (options_.min_objects < 1 || options_.max_objects < options_.min_objects)
     fail("CanvasGenerator: needs 1 <= min_objects <= max_objects, got {} and {}",
          options_.min_objects, options_.max_objects);
@@ -208,12 +230,11 @@ CanvasExample CanvasGenerator::make(Generator& gen) const {
     const Index item = usable_items_[static_cast<std::size_t>(
         gen.randint(static_cast<Index>(usable_items_.size())))];
     CanvasObject object;
-    object.label = static_cast<Index>(items_.labels.data<std::int64_t>()[item]);
+    object.label = static_cast<Index>(labels_.data<std::int64_t>()[item]);
     object.noun = noun_of_class_[static_cast<std::size_t>(object.label)];
     object.color =
         options_.colors ? static_cast<int>(gen.randint(static_cast<Index>(tints().size()))) : 0;
-    NDArray picture = slice(items_.images, 0, item, item + 1).reshape({1, 28, 28});
-    NDArray scaled = viz::resize_bilinear(picture, sizes[i], sizes[i]);
+    NDArray scaled = viz::resize_bilinear(pictures_.picture(item), sizes[i], sizes[i]);
     const float* p = scaled.data<float>();
     const Rgb tint =
         options_.colors ? tints()[static_cast<std::size_t>(object.color)] : Rgb{1, 1, 1};

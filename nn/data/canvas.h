@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "nn/data/fashion_mnist.h"
+#include "nn/data/picture_store.h"
 #include "tensor/random.h"
 
 namespace attend::data {
@@ -90,8 +91,11 @@ std::vector<std::string> caption_nouns(const std::vector<std::string>& class_nam
 class CanvasGenerator {
  public:
   // items: the 28x28 source pictures and their labels (from load_fashion_mnist or
-  // synthetic_fashion_mnist).
+  // synthetic_fashion_mnist). Fashion-MNIST's are kept as their bytes (picture_store.h: a
+  // quarter of the memory), turned back into the same floats when pasted.
   CanvasGenerator(LabelledImages items, CanvasOptions options = {});
+  // The pictures of `source`, shared (not copied), drawn with other options.
+  CanvasGenerator(const CanvasGenerator& source, CanvasOptions options);
   CanvasExample make(Generator& gen) const;
   const CanvasOptions& options() const { return options_; }
   // Per class: its noun (also for classes that options().classes leaves out).
@@ -104,7 +108,11 @@ class CanvasGenerator {
   std::vector<std::string> caption_words() const;
 
  private:
-  LabelledImages items_;
+  void choose_items();  // the classes' nouns and the items that may be drawn
+  void check_layout() const;
+
+  PictureStore pictures_;
+  NDArray labels_;  // int64 [N]: the pictures' classes
   CanvasOptions options_;
   std::vector<std::string> nouns_;
   std::vector<std::string> distinct_nouns_;

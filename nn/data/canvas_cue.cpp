@@ -92,7 +92,7 @@ CanvasCue independent_cue(CanvasCue cue) {
   return cue;
 }
 
-CueSplits make_cue_splits(const LabelledImages& train_items, const LabelledImages& held_out_items,
+CueSplits make_cue_splits(const CanvasGenerator& train_items, const CanvasGenerator& held_out_items,
                           const CanvasOptions& options, const CueSplitSizes& sizes,
                           std::uint64_t seed) {
   if (options.cue.label < 0) fail("make_cue_splits: the options have no cue (label -1)");
@@ -116,6 +116,14 @@ CueSplits make_cue_splits(const LabelledImages& train_items, const LabelledImage
   splits.conflicting = draw(with_cue(conflicting_cue(options.cue)), sizes.test, seed + 2);
   splits.independent = draw(with_cue(independent_cue(options.cue)), sizes.test, seed + 2);
   return splits;
+}
+
+CueSplits make_cue_splits(const LabelledImages& train_items, const LabelledImages& held_out_items,
+                          const CanvasOptions& options, const CueSplitSizes& sizes,
+                          std::uint64_t seed) {
+  if (options.cue.label < 0) fail("make_cue_splits: the options have no cue (label -1)");
+  return make_cue_splits(CanvasGenerator(train_items, options),
+                         CanvasGenerator(held_out_items, options), options, sizes, seed);
 }
 
 }  // namespace attend::data

@@ -56,5 +56,10 @@ struct CueSplits {
 CueSplits make_cue_splits(const LabelledImages& train_items, const LabelledImages& held_out_items,
                           const CanvasOptions& options, const CueSplitSizes& sizes,
                           std::uint64_t seed);
+// The same, from the pictures of two generators (shared, not copied; their own options are not
+// used): a caller that keeps Fashion-MNIST's pictures only as a generator's bytes.
+CueSplits make_cue_splits(const CanvasGenerator& train_items, const CanvasGenerator& held_out_items,
+                          const CanvasOptions& options, const CueSplitSizes& sizes,
+                          std::uint64_t seed);
 
 }  // namespace attend::data

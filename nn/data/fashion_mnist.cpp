@@ -60,7 +60,7 @@ LabelledImages load_fashion_mnist(Split split, const std::string& folder, Index 
 
   LabelledImages out;
   const Index n = images.shape[0];
-  out.images = images.to_array(kFloat32, 1.0 / 255).reshape({n, 1, 28, 28});
+  out.images = images.to_array(kFloat32, kFashionMnistScale).reshape({n, 1, 28, 28});
   out.labels = labels.to_array(kInt64);
   const std::int64_t* label = out.labels.data<std::int64_t>();
   for (Index i = 0; i < n; ++i)

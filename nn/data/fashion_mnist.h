@@ -29,6 +29,13 @@ struct LabelledImages {
 
 inline constexpr const char* kFashionMnistFolder = "/usr/share/datasets/fashion-mnist";
 
+// A picture's bytes k (0 to 255) become the float32 k * kFashionMnistScale, computed in
+// float64 and rounded once: fashion_mnist_pixel(k), the values of LabelledImages::images.
+inline constexpr double kFashionMnistScale = 1.0 / 255;
+inline float fashion_mnist_pixel(int k) {
+  return static_cast<float>(static_cast<double>(k) * kFashionMnistScale);
+}
+
 // "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker",
 // "Bag", "Ankle boot": the names of labels 0 to 9.
 const std::vector<std::string>& fashion_mnist_class_names();

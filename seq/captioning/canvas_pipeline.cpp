@@ -128,8 +128,12 @@ void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
   data::CanvasOptions canvas_options;
   canvas_options.size = kCanvasSize;
   if (!options.all_classes) canvas_options.classes = kCaptionClasses;
-  std::optional<data::CanvasGenerator> train_gen(std::in_place, train_items, canvas_options);
-  data::CanvasGenerator held_out_gen(held_out_items, canvas_options);
+  // The generators keep Fashion-MNIST's pictures as bytes (nn/data/picture_store.h): their
+  // float32 arrays (220 MB) go back to the system now.
+  std::optional<data::CanvasGenerator> train_gen(std::in_place, std::move(train_items),
+                                                 canvas_options);
+  data::CanvasGenerator held_out_gen(std::move(held_out_items), canvas_options);
+  memory::empty_cache();
   p.vocab = caption_vocabulary(*train_gen);
   p.nouns = train_gen->distinct_nouns();
   // Pre-training on canvases drawn from the training pictures (or loading the weights an
@@ -148,7 +152,7 @@ void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
     Generator pretrain_gen(options.seed + kEncoderSeed);
     p.encoder_losses =
         pretrain_encoder(encoder,
-                         pretraining_canvases(train_items, options.encoder.canvas_size,
+                         pretraining_canvases(*train_gen, options.encoder.canvas_size,
                                               canvas_options.classes, options.encoder.max_objects),
                          options.encoder, pretrain_gen);
     if (!cached.empty())
@@ -167,13 +171,13 @@ void prepare_into(PreparedCanvases& p, const CanvasPipelineOptions& options,
                                       static_cast<std::size_t>(options.validation),
                                       static_cast<std::size_t>(options.test), options.seed,
                                       encode_and_drop, kTrainChunk);
-  // The training pictures (190 MB) are not needed any more: what follows uses held-out ones.
+  // The training pictures (47 MB as bytes) are not needed any more: what follows uses
+  // held-out ones.
   train_gen.reset();
-  train_items = data::LabelledImages();
   memory::empty_cache();
   if (options.encoder_singles > 0) {
     data::CanvasGenerator held_out_singles =
-        pretraining_canvases(held_out_items, kSingleItemCanvas, canvas_options.classes, 1);
+        pretraining_canvases(held_out_gen, kSingleItemCanvas, canvas_options.classes, 1);
     Generator single_gen(options.seed + 2);
     std::vector<CanvasExample> singles;
     for (Index i = 0; i < options.encoder_singles; ++i)
@@ -197,7 +201,7 @@ PreparedCanvases prepare_canvases(const CanvasPipelineOptions& options, RegionEn
   const auto start = std::chrono::steady_clock::now();
   PreparedCanvases p;
   prepare_into(p, options, encoder);
-  // Fashion-MNIST's 70,000 pictures (220 MB) are freed now, and the pre-training's and the
+  // Fashion-MNIST's test pictures (as bytes) are freed now, and the pre-training's and the
   // encoding's batches. The allocator would keep their blocks for reuse (tensor/allocator.h),
   // but the decoder's arrays have other sizes: they go back to the system.
   memory::empty_cache();

@@ -75,14 +75,14 @@ Tensor RegionEncoder::cell_logits(const Tensor& images) {
   return classifier(transpose(flatten(feature_grid(images), 2), 1, 2));  // [B, L, labels]
 }
 
-data::CanvasGenerator pretraining_canvases(const data::LabelledImages& items, Index canvas_size,
+data::CanvasGenerator pretraining_canvases(const data::CanvasGenerator& pictures, Index canvas_size,
                                            const std::vector<Index>& classes, Index max_objects) {
   data::CanvasOptions options;
   options.size = canvas_size;
   options.classes = classes;
   options.min_objects = 1;
   options.max_objects = static_cast<int>(max_objects);
-  return data::CanvasGenerator(items, options);
+  return data::CanvasGenerator(pictures, options);
 }
 
 namespace {

@@ -74,8 +74,9 @@ struct CellTargets {
   Tensor what, colour;
 };
 CellTargets cell_targets(const std::vector<const CanvasExample*>& canvases, Index canvas_size);
-// Canvases of `canvas_size` pixels with 1 to max_objects items of `classes`.
-data::CanvasGenerator pretraining_canvases(const data::LabelledImages& items, Index canvas_size,
+// Canvases of `canvas_size` pixels with 1 to max_objects items of `classes`, from the pictures
+// of `pictures` (shared, not copied; its options are not used).
+data::CanvasGenerator pretraining_canvases(const data::CanvasGenerator& pictures, Index canvas_size,
                                            const std::vector<Index>& classes, Index max_objects);
 // Per item on the canvases (B of them): the mean of cell_scores [B, L, C] over the cells
 // whose centre lies in its box, [items, C], and its class, [items] int64. An item whose box
