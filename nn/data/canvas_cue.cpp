@@ -121,7 +121,6 @@ CueSplits make_cue_splits(const CanvasGenerator& train_items, const CanvasGenera
 CueSplits make_cue_splits(const LabelledImages& train_items, const LabelledImages& held_out_items,
                           const CanvasOptions& options, const CueSplitSizes& sizes,
                           std::uint64_t seed) {
-  if (options.cue.label < 0) fail("make_cue_splits: the options have no cue (label -1)");
   return make_cue_splits(CanvasGenerator(train_items, options),
                          CanvasGenerator(held_out_items, options), options, sizes, seed);
 }
