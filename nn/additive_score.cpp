@@ -57,15 +57,20 @@ void for_chunks(Index n, Index grain, Index work_per_item, const Body& body) {
 
 // ---- forward -------------------------------------------------------------------------------
 
-// h[j, :] = tanh(q + kp[j, :]) for the tk keys of one (batch, query) row.
+// h[j, :] = tanh(q + kp[j, :]) for the tk keys of one (batch, query) row: the sums first,
+// then tanh over the whole tk x a block in one loop (long enough to keep the divisions of
+// many vectors in flight; rows of a = 64 are only four vectors).
 template <class T>
 void hidden_row(const T* q, const T* k, Index tk, Index a, T* h) {
   for (Index j = 0; j < tk; ++j) {
     const T* kj = k + j * a;
     T* hj = h + j * a;
 #pragma omp simd
-    for (Index c = 0; c < a; ++c) hj[c] = vector_math::tanh(q[c] + kj[c]);
+    for (Index c = 0; c < a; ++c) hj[c] = q[c] + kj[c];
   }
+  const Index n = tk * a;
+#pragma omp simd
+  for (Index x = 0; x < n; ++x) h[x] = vector_math::tanh(h[x]);
 }
 
 constexpr Index kGemmKBlock = 256;  // tensor/gemm.cpp's KC
