@@ -41,10 +41,12 @@ struct Sizes {
   Index rows() const { return batch * tq * tk; }  // rows of h, one per (batch, query, key)
 };
 
-// From this many tanh (or multiply-adds) on, the rows are shared out to the threads: about
-// 0.1 ms of work, more than waking a thread costs. Each output number is computed inside one
-// chunk, so the bits do not depend on the number of threads.
-constexpr Index kParallelWork = Index{1} << 15;
+// From this many tanh (or multiply-adds) on, the rows are shared out to the threads, as
+// elementwise loops are (tensor/parallel.h): below it, waking the pool's sleeping threads cost
+// more than it saved (REF-BAHDANAU's 64 x 25 x 64 scores took longer with two threads at a
+// threshold of 2^15). Each output number is computed inside one chunk, so the bits do not
+// depend on the number of threads.
+constexpr Index kParallelWork = kParallelElements;
 
 template <class Body>
 void for_chunks(Index n, Index grain, Index work_per_item, const Body& body) {
