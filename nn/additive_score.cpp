@@ -32,7 +32,10 @@
 #include "tensor/vector_math.h"
 
 namespace attend::nn {
+// The unity build (ATTEND_UNITY_BUILD) compiles this file together with its neighbours, whose
+// anonymous namespaces then merge with this one: the names below get their own namespace.
 namespace {
+namespace additive {
 
 constexpr std::string_view kOp = "additive_score";
 
@@ -75,6 +78,19 @@ void hidden_row(const T* q, const T* k, Index tk, Index a, T* h) {
   for (Index x = 0; x < n; ++x) h[x] = vector_math::tanh(h[x]);
 }
 
+// acc + x y as the GEMM computes it: one fused multiply-add where the processor has them
+// (tensor/gemm_kernel.cpp writes them out; gemm.cpp's loops are compiled to them), else a
+// multiply and an add (an x86-64 build without FMA: std::fma would be a slow libm call
+// rounding once, where the GEMM rounds twice).
+template <class T>
+inline T multiply_add(T x, T y, T acc) {
+#if defined(__AVX512F__) || defined(__FMA__)
+  return std::fma(x, y, acc);
+#else
+  return acc + x * y;
+#endif
+}
+
 constexpr Index kGemmKBlock = 256;  // tensor/gemm.cpp's KC
 constexpr int kChains = 8;
 
@@ -87,7 +103,7 @@ void score_chains(const T* h, Index a, const T* v, T* out) {
     T acc[R] = {};
     for (Index c = k0; c < k1; ++c)
 #pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) acc[r] = std::fma(h[r * a + c], v[c], acc[r]);
+      for (int r = 0; r < R; ++r) acc[r] = multiply_add(h[r * a + c], v[c], acc[r]);
     for (int r = 0; r < R; ++r) out[r] = k0 == 0 ? acc[r] : out[r] + acc[r];
   }
 }
@@ -123,7 +139,7 @@ void forward(const Sizes& s, const T* qp, const T* kp, const T* v, T* h, T* scor
 template <class T>
 void tanh_backward(T g, const T* v, const T* h, Index a, T* dpre) {
 #pragma omp simd
-  for (Index c = 0; c < a; ++c) dpre[c] = std::fma(g, v[c], T(0)) * (1 - h[c] * h[c]);
+  for (Index c = 0; c < a; ++c) dpre[c] = multiply_add(g, v[c], T(0)) * (1 - h[c] * h[c]);
 }
 
 // Term `index` of a sum over n terms into out, as sum_to adds them: 0 + x_0 + x_1 + ..., or
@@ -168,7 +184,7 @@ void weight_gradient(const Sizes& s, const T* g, const T* h, Index c0, Index c1,
     const T gn = g[n];
     const T* hn = h + n * a;
 #pragma omp simd
-    for (Index c = c0; c < c1; ++c) dv[c] = std::fma(gn, hn[c], dv[c]);
+    for (Index c = c0; c < c1; ++c) dv[c] = multiply_add(gn, hn[c], dv[c]);
   }
 }
 
@@ -205,16 +221,18 @@ Sizes check_inputs(const Tensor& qp, const Tensor& kp, const Tensor& v) {
   return {qp.size(0), qp.size(1), kp.size(1), qp.size(2)};
 }
 
+}  // namespace additive
 }  // namespace
 
 Tensor additive_score(const Tensor& qp, const Tensor& kp, const Tensor& v) {
-  const Sizes s = check_inputs(qp, kp, v);
+  const additive::Sizes s = additive::check_inputs(qp, kp, v);
   const DType dtype = qp.dtype();
   NDArray h = NDArray::empty({s.batch, s.tq, s.tk, s.a}, dtype);
   NDArray scores = NDArray::empty({s.batch, s.tq, s.tk}, dtype);
   const NDArray qv = qp.data(), kv = kp.data(), vv = v.data();
-  dispatch_float(dtype, kOp, [&]<class T>() {
-    forward<T>(s, qv.data<T>(), kv.data<T>(), vv.data<T>(), h.data<T>(), scores.data<T>());
+  dispatch_float(dtype, additive::kOp, [&]<class T>() {
+    additive::forward<T>(s, qv.data<T>(), kv.data<T>(), vv.data<T>(), h.data<T>(),
+                         scores.data<T>());
   });
   const bool dq = qp.requires_grad(), dk = kp.requires_grad(), dw = v.requires_grad();
   const Shape q_shape = qv.shape(), k_shape = kv.shape();
@@ -222,9 +240,10 @@ Tensor additive_score(const Tensor& qp, const Tensor& kp, const Tensor& v) {
     NDArray gq = dq ? NDArray::zeros(q_shape, dtype) : NDArray();
     NDArray gk = dk ? NDArray::zeros(k_shape, dtype) : NDArray();
     NDArray gv = dw ? NDArray::empty(vs.shape(), dtype) : NDArray();
-    dispatch_float(dtype, kOp, [&]<class T>() {
-      backward<T>(s, g.data<T>(), h.data<T>(), vs.get().data<T>(), dq ? gq.data<T>() : nullptr,
-                  dk ? gk.data<T>() : nullptr, dw ? gv.data<T>() : nullptr);
+    dispatch_float(dtype, additive::kOp, [&]<class T>() {
+      additive::backward<T>(s, g.data<T>(), h.data<T>(), vs.get().data<T>(),
+                            dq ? gq.data<T>() : nullptr, dk ? gk.data<T>() : nullptr,
+                            dw ? gv.data<T>() : nullptr);
     });
     return {gq, gk, gv};
   };
