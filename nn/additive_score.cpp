@@ -237,8 +237,13 @@ Tensor additive_score(const Tensor& qp, const Tensor& kp, const Tensor& v) {
   const bool dq = qp.requires_grad(), dk = kp.requires_grad(), dw = v.requires_grad();
   const Shape q_shape = qv.shape(), k_shape = kv.shape();
   auto backward_fn = [=, vs = SavedArray(vv, "input #2")](const NDArray& g) -> Grads {
-    NDArray gq = dq ? NDArray::zeros(q_shape, dtype) : NDArray();
-    NDArray gk = dk ? NDArray::zeros(k_shape, dtype) : NDArray();
+    // Every number is written (its first term assigns it) unless its sum has no terms.
+    NDArray gq = !dq        ? NDArray()
+                 : s.tk > 0 ? NDArray::empty(q_shape, dtype)
+                            : NDArray::zeros(q_shape, dtype);
+    NDArray gk = !dk        ? NDArray()
+                 : s.tq > 0 ? NDArray::empty(k_shape, dtype)
+                            : NDArray::zeros(k_shape, dtype);
     NDArray gv = dw ? NDArray::empty(vs.shape(), dtype) : NDArray();
     dispatch_float(dtype, additive::kOp, [&]<class T>() {
       additive::backward<T>(s, g.data<T>(), h.data<T>(), vs.get().data<T>(),

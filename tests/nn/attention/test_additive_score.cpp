@@ -55,11 +55,11 @@ Run run(bool fused, const std::vector<NDArray>& in, const NDArray& g) {
 TEST_CASE("additive_score gives the composed graph's bits, forward and gradients", "[nn]") {
   // {B, Tq, Tk, A}: Tq = 1 and > 1, Tk = 1, Tk and A not multiples of 16, batch 1; float32
   // rows x A up to 16384 take gemm's small loops, beyond its blocked kernel (A = 300: two K
-  // blocks), two rows or fewer the small loops again.
+  // blocks), two rows or fewer the small loops again; no keys or no queries at all.
   const std::vector<std::array<Index, 4>> shapes = {
-      {1, 1, 7, 5},    {2, 3, 17, 19},   {3, 1, 25, 64}, {2, 3, 1, 9},
-      {1, 4, 13, 33},  {1, 1, 2, 40},    {4, 2, 37, 70}, {2, 2, 20, 300},
-      {2, 1, 300, 64}, {1, 1, 1, 20000}, {5, 3, 41, 23}};
+      {1, 1, 7, 5},   {2, 3, 17, 19}, {3, 1, 25, 64},  {2, 3, 1, 9},    {1, 4, 13, 33},
+      {1, 1, 2, 40},  {4, 2, 37, 70}, {2, 2, 20, 300}, {2, 1, 300, 64}, {1, 1, 1, 20000},
+      {5, 3, 41, 23}, {2, 3, 0, 4},   {2, 0, 3, 4}};
   for (DType dtype : {kFloat32, kFloat64})
     for (const auto& [batch, tq, tk, a] : shapes) {
       INFO(dtype_name(dtype) << " B " << batch << " Tq " << tq << " Tk " << tk << " A " << a);
