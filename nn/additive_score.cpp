@@ -135,11 +135,20 @@ void forward(const Sizes& s, const T* qp, const T* kp, const T* v, T* h, T* scor
 
 // dpre = dh (1 - h^2) with dh = g v as the GEMM with k = 1 computes it (one FMA from 0), for
 // one row of h. Stored, and read back by the sums in their own loops, so that the compiler
-// cannot fuse this product into their additions: the composed graph rounds it first.
+// cannot fuse this product into their additions: the composed graph rounds it first. With
+// dv given, also this row's term of dv's chain (see weight_gradient).
 template <class T>
-void tanh_backward(T g, const T* v, const T* h, Index a, T* dpre) {
+void tanh_backward(T g, const T* v, const T* h, Index a, T* dpre, T* dv) {
+  if (!dv) {
 #pragma omp simd
-  for (Index c = 0; c < a; ++c) dpre[c] = multiply_add(g, v[c], T(0)) * (1 - h[c] * h[c]);
+    for (Index c = 0; c < a; ++c) dpre[c] = multiply_add(g, v[c], T(0)) * (1 - h[c] * h[c]);
+    return;
+  }
+#pragma omp simd
+  for (Index c = 0; c < a; ++c) {
+    dpre[c] = multiply_add(g, v[c], T(0)) * (1 - h[c] * h[c]);
+    dv[c] = multiply_add(g, h[c], dv[c]);
+  }
 }
 
 // Term `index` of a sum over n terms into out, as sum_to adds them: 0 + x_0 + x_1 + ..., or
@@ -157,18 +166,21 @@ void sum_term(const T* x, Index a, Index index, Index n, T* out) {
   }
 }
 
-// dqp and dkp of batch entry b (either may be null: not wanted).
+// dqp and dkp of batch entry b (either may be null: not wanted), and dv's terms of its rows
+// when dv is given. With one query (a decoder step) dkp is dpre itself, written in place.
 template <class T>
 void input_gradients(const Sizes& s, Index b, const T* g, const T* h, const T* v, T* dqp, T* dkp,
-                     T* dpre) {
+                     T* dpre, T* dv) {
   const Index a = s.a;
+  const bool in_place = dkp && s.tq == 1;
   for (Index i = 0; i < s.tq; ++i) {
     const Index row = b * s.tq + i;
     for (Index j = 0; j < s.tk; ++j) {
       const Index n = row * s.tk + j;
-      tanh_backward(g[n], v, h + n * a, a, dpre);
-      if (dqp) sum_term(dpre, a, j, s.tk, dqp + row * a);
-      if (dkp) sum_term(dpre, a, i, s.tq, dkp + (b * s.tk + j) * a);
+      T* d = in_place ? dkp + (b * s.tk + j) * a : dpre;
+      tanh_backward(g[n], v, h + n * a, a, d, dv);
+      if (dqp) sum_term(d, a, j, s.tk, dqp + row * a);
+      if (dkp && !in_place) sum_term(d, a, i, s.tq, dkp + (b * s.tk + j) * a);
     }
   }
 }
@@ -188,14 +200,19 @@ void weight_gradient(const Sizes& s, const T* g, const T* h, Index c0, Index c1,
   }
 }
 
+// One pass over h when one thread does it all (dv's chain then meets the rows in order);
+// with threads, the batch entries are shared out and dv's columns in a second pass.
 template <class T>
 void backward(const Sizes& s, const T* g, const T* h, const T* v, T* dqp, T* dkp, T* dv) {
-  if (dqp || dkp)
+  const bool inputs = dqp || dkp, one_pass = inputs && dv && s.rows() * s.a < kParallelWork;
+  if (one_pass) std::fill(dv, dv + s.a, T(0));
+  if (inputs)
     for_chunks(s.batch, 1, s.tq * s.tk * s.a, [&](Index begin, Index end) {
       std::vector<T> dpre(static_cast<std::size_t>(s.a));
-      for (Index b = begin; b < end; ++b) input_gradients(s, b, g, h, v, dqp, dkp, dpre.data());
+      for (Index b = begin; b < end; ++b)
+        input_gradients(s, b, g, h, v, dqp, dkp, dpre.data(), one_pass ? dv : nullptr);
     });
-  if (dv)
+  if (dv && !one_pass)
     for_chunks(s.a, 16, s.rows(),
                [&](Index begin, Index end) { weight_gradient(s, g, h, begin, end, dv); });
 }
