@@ -36,6 +36,7 @@
 #include "autograd/tensor.h"
 
 #include "nn/activation.h"
+#include "nn/additive_score.h"
 #include "nn/attention.h"
 #include "nn/attention_mask.h"
 #include "nn/conv.h"

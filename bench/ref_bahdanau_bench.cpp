@@ -47,7 +47,9 @@ struct Seq2SeqAttention : nn::Module {
     Tensor emb = tgt_emb(tgt_in);   // [B,T,E]
     std::vector<Tensor> logits;
     for (Index t = 0; t < tgt_in.size(1); ++t) {
-      Tensor e = squeeze(v(tanh(keys + unsqueeze(w_q(s), 1))), -1);  // [B,S]
+      // v^T tanh(keys + W_q s) as one op (nn/additive_score.h): the same bits as
+      // squeeze(v(tanh(keys + unsqueeze(w_q(s), 1))), -1), PyTorch's formula.
+      Tensor e = squeeze(nn::additive_score(unsqueeze(w_q(s), 1), keys, v.weight), 1);  // [B,S]
       Tensor alpha = softmax(e, -1);
       Tensor ctx = squeeze(matmul(unsqueeze(alpha, 1), enc.output), 1);  // [B,2H]
       Tensor y = squeeze(slice(emb, 1, t, t + 1), 1);                    // [B,E]

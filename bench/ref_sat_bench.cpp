@@ -56,7 +56,9 @@ struct ShowAttendTell : nn::Module {
     std::vector<Tensor> words = unbind(emb(captions_in), 1);
     std::vector<Tensor> logits, alphas;
     for (Index t = 0; t < captions_in.size(1); ++t) {
-      Tensor e = squeeze(v(tanh(keys + unsqueeze(w_h(state.h), 1))), -1);  // [B, L]
+      // v^T tanh(keys + W_h h) as one op (nn/additive_score.h): the same bits as
+      // squeeze(v(tanh(keys + unsqueeze(w_h(state.h), 1))), -1), PyTorch's formula.
+      Tensor e = squeeze(nn::additive_score(unsqueeze(w_h(state.h), 1), keys, v.weight), 1);
       Tensor alpha = softmax(e, -1);
       Tensor z = sigmoid(f_beta(state.h)) * squeeze(matmul(unsqueeze(alpha, 1), a), 1);
       const Tensor& y = words[static_cast<std::size_t>(t)];

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "autograd/ops.h"
+#include "nn/additive_score.h"
 
 namespace attend::nn {
 namespace {
@@ -37,9 +38,10 @@ Tensor masked_softmax(const Tensor& scores, const Tensor& mask) {
   for (int i = 1; fits && i <= keep.ndim(); ++i)
     fits = keep.size(-i) == scores.size(-i) || keep.size(-i) == 1;
   if (!fits)
-    fail("masked_softmax: mask {} does not fit scores {} (a mask is [B, Tk], or broadcasts to "
-         "the scores)",
-         mask.shape(), scores.shape());
+    fail(
+        "masked_softmax: mask {} does not fit scores {} (a mask is [B, Tk], or broadcasts to "
+        "the scores)",
+        mask.shape(), scores.shape());
   if (keep.dtype() != scores.dtype()) keep = to_dtype(keep, scores.dtype());
   Tensor masked_out = eq(keep, zeros({}, scores.dtype()));
   // exp(-inf) is exactly 0, so masked keys get exactly 0 weight.
@@ -98,10 +100,10 @@ Tensor AdditiveScore::score(const Tensor& queries, const Tensor& projected_keys)
   check_width(queries, query_projection.weight.size(1), "AdditiveScore", "queries");
   check_batched(projected_keys, "AdditiveScore", "projected keys");
   check_same_batch(queries, projected_keys, "AdditiveScore");
-  Tensor q = unsqueeze(query_projection(queries), 2);  // [B, Tq, 1, A]
-  Tensor k = unsqueeze(projected_keys, 1);             // [B, 1, Tk, A]
-  Tensor hidden = tanh(q + k);                         // [B, Tq, Tk, A]
-  return squeeze(to_score(hidden), 3);                 // [B, Tq, Tk]
+  // One op (nn/additive_score.h) for squeeze(to_score(tanh(unsqueeze(W q, 2) +
+  // unsqueeze(U k, 1))), 3): the same numbers, bit for bit, without the [B, Tq, Tk, A]
+  // intermediates of the composed graph.
+  return additive_score(query_projection(queries), projected_keys, to_score.weight);
 }
 
 std::string AdditiveScore::describe() const {

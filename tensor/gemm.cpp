@@ -277,11 +277,6 @@ void gemm_serial(const GemmShape& s, const float* a, Index lda, const float* b, 
   }
 }
 
-// Products this small skip packing (see gemm_small).
-bool is_small(const GemmShape& s) {
-  return s.m <= kSmallRows || s.m * s.n * s.k <= kSmallWork;
-}
-
 // Small products: a matrix-vector product in an attention step, or [1,25] @ [25,128], costs
 // less than packing its operands would. Plain loops, vectorised along a row of C (or along
 // k for a transposed B, as dot products). This file is compiled with -ffp-contract=fast, so
@@ -321,13 +316,18 @@ constexpr Index kParallelWork = Index{1} << 24;
 
 }  // namespace
 
+// Products this small skip packing (see gemm_small).
+bool gemm_uses_small_loops(const GemmShape& s) {
+  return s.m <= kSmallRows || s.m * s.n * s.k <= kSmallWork;
+}
+
 // Parallel GEMM: the threads take disjoint bands of C's columns (or of its rows when C is
 // narrow), each band a multiple of the tile size, and each runs the serial algorithm on its
 // band. Every element of C is computed the same way whatever the band boundaries, so the
 // result is bit-for-bit the same for any number of threads.
 void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
           Index ldc) {
-  if (is_small(s)) {
+  if (gemm_uses_small_loops(s)) {
     gemm_small(s, a, lda, b, ldb, c, ldc);
     return;
   }

@@ -23,4 +23,11 @@ void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index l
 void gemm(const GemmShape& s, const double* a, Index lda, const double* b, Index ldb, double* c,
           Index ldc);
 
+// True when gemm() computes this float32 product with its plain loops for small products
+// (few rows, or little work) rather than the blocked kernel. Their sums are in another order
+// when B is transposed (a dot product along k, vectorised by the compiler), so an op that
+// must give gemm's bits without calling it (nn/additive_score.cpp) asks which path a shape
+// takes.
+bool gemm_uses_small_loops(const GemmShape& s);
+
 }  // namespace attend
