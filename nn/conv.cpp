@@ -15,7 +15,8 @@
 //
 // The columns are written where gemm reads them, so that the products need no copy of them:
 // for the forward product, in gemm's packed layout of B (im2col below); for dL/dW, row-major,
-// as the A of the transposed product dL/dW^T = cols @ g_b^T (weight_gradient_transposed).
+// as the A of the transposed product dL/dW^T = cols @ g_b^T when that packs fewer numbers
+// (weight_gradient_transposed).
 // Every number is the same, bit for bit, as with the plain products (one gemm call on
 // row-major operands each; tests/nn/layers/test_conv_layouts.cpp checks it).
 //
@@ -40,10 +41,6 @@
 #include <algorithm>
 #include <type_traits>
 #include <vector>
-
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
 
 #include "autograd/saved_array.h"
 #include "nn/init.h"
@@ -123,30 +120,12 @@ InsideRange inside_range(Index v, Index size, Index out_size, Index stride, Inde
 // One row of cols, or the part of it in one sliver: dst[ow - ow0] for ow in [ow0, ow1) is
 // row[ow * stride + shift], or 0 outside `inside` (row null: the whole row is padding). The
 // pieces are short (16 to 64 numbers in the course's CNNs): plain loops, inlined, rather than
-// calls to memset and memmove; with AVX-512, 16 numbers at a time, the ones in the padding
-// masked out of the load (so never read) and the ones past the piece out of the store.
+// calls to memset and memmove.
 template <class T>
 [[gnu::always_inline]] inline void im2col_piece(const ConvShape& s, const T* row, Index shift,
                                                 InsideRange inside, Index ow0, Index ow1, T* dst) {
   const Index first = row ? std::clamp(inside.first, ow0, ow1) : ow1;
   const Index last = row ? std::clamp(inside.last, first, ow1) : ow1;
-#if defined(__AVX512F__)
-  if (std::is_same_v<T, float> && s.stride == 1) {
-    for (Index ow = ow0; ow < ow1; ow += 16) {
-      // Lane i is ow + i: stored if < ow1, loaded if in [first, last).
-      auto lanes_below = [&](Index end) {
-        const Index n = std::clamp<Index>(end - ow, 0, 16);
-        return static_cast<__mmask16>((1u << n) - 1);
-      };
-      const __mmask16 load = lanes_below(last) & ~lanes_below(first);
-      const __m512 v =
-          load ? _mm512_maskz_loadu_ps(load, reinterpret_cast<const float*>(row) + (ow + shift))
-               : _mm512_setzero_ps();
-      _mm512_mask_storeu_ps(reinterpret_cast<float*>(dst) + (ow - ow0), lanes_below(ow1), v);
-    }
-    return;
-  }
-#endif
 #pragma omp simd
   for (Index ow = ow0; ow < first; ++ow) dst[ow - ow0] = T(0);
   if (first < last && s.stride == 1) {  // a contiguous piece of the row
@@ -256,17 +235,20 @@ void conv2d_forward(const ConvShape& s, const T* x, const T* w, const T* bias, T
   });
 }
 
-// The weight gradient's product. dL/dW = g_b @ cols^T is computed as its transpose,
-// dL/dW^T [K, O] += cols @ g_b^T: gemm then reads cols in place (as A) and packs g_b
-// (O x P numbers, a transpose) instead of cols (K x P, the larger but for the first layer).
-// Each element is the same sum in the same order either way: one chain of fused multiply-adds
-// per block of 256 p in increasing p, the operands of each product swapped (which does not
-// change it), the blocks added in order (tensor/gemm.cpp). Only gemm's path for products of
-// at most 2 rows (gemm_small, whose chains run through C) depends on which side is the rows:
-// when O or K is that small but not both, dW is computed as g_b @ cols^T, as it was.
+// The weight gradient's product, dL/dW = g_b @ cols^T, needs one of its operands transposed
+// into gemm's packed layout: cols (K x P numbers) as it is written, or g_b (O x P) if it is
+// computed as its transpose, dL/dW^T [K, O] += cols @ g_b^T, with cols read in place (as A).
+// The smaller one is packed: g_b when K > O (the course's second and third layers: K = 288
+// and 576 against O = 64), cols otherwise (its first layer: K = 27, O = 32). Each element is
+// the same sum in the same order either way: one chain of fused multiply-adds per block of 256
+// p in increasing p, the operands of each product swapped (which does not change it), the
+// blocks added in order (tensor/gemm.cpp). Only gemm's path for products of at most 2 rows
+// (gemm_small, whose chains run through C) depends on which side is the rows: when O or K is
+// that small but not both, dW is computed as g_b @ cols^T.
 bool weight_gradient_transposed(const ConvShape& s) {
   const Index few_rows = 2;  // tensor/gemm.cpp's kSmallRows
-  return (s.out_channels <= few_rows) == (s.patch() <= few_rows);
+  const Index K = s.patch(), O = s.out_channels;
+  return K > O && (O <= few_rows) == (K <= few_rows);
 }
 
 // Rows of cols for the weight gradient, im2col(x_b) row-major, with this leading dimension:
