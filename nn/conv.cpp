@@ -118,26 +118,21 @@ InsideRange inside_range(Index v, Index size, Index out_size, Index stride, Inde
 }
 
 // One row of cols, or the part of it in one sliver: dst[ow - ow0] for ow in [ow0, ow1) is
-// row[ow * stride + shift], or 0 outside `inside` (row null: the whole row is padding). The
-// pieces are short (16 to 64 numbers in the course's CNNs): plain loops, inlined, rather than
-// calls to memset and memmove.
+// row[ow * stride + shift], or 0 outside `inside` (row null: the whole row is padding).
+// (Written as simd loops instead of memset and memmove, it was not faster: 13.9% of REF-SAT's
+// samples against 11.8%.)
 template <class T>
 [[gnu::always_inline]] inline void im2col_piece(const ConvShape& s, const T* row, Index shift,
                                                 InsideRange inside, Index ow0, Index ow1, T* dst) {
   const Index first = row ? std::clamp(inside.first, ow0, ow1) : ow1;
   const Index last = row ? std::clamp(inside.last, first, ow1) : ow1;
-#pragma omp simd
-  for (Index ow = ow0; ow < first; ++ow) dst[ow - ow0] = T(0);
+  std::fill(dst, dst + (first - ow0), T(0));
   if (first < last && s.stride == 1) {  // a contiguous piece of the row
-    const T* src = row + (first + shift);
-    T* out = dst + (first - ow0);
-#pragma omp simd
-    for (Index i = 0; i < last - first; ++i) out[i] = src[i];
+    std::copy(row + (first + shift), row + (last + shift), dst + (first - ow0));
   } else {
     for (Index ow = first; ow < last; ++ow) dst[ow - ow0] = row[ow * s.stride + shift];
   }
-#pragma omp simd
-  for (Index ow = last; ow < ow1; ++ow) dst[ow - ow0] = T(0);
+  std::fill(dst + (last - ow0), dst + (ow1 - ow0), T(0));
 }
 
 // x_b [C, H, W] -> cols [K, P]: row (c*kh + u)*kw + v, column oh*Wo + ow holds
