@@ -13,6 +13,13 @@
 //                                       (an input in several patches gets the sum)
 // All three products cost O*K*P multiply-adds per sample.
 //
+// The columns are written where gemm reads them, so that the products need no copy of them:
+// for the forward product, in gemm's packed layout of B (im2col below); for dL/dW, row-major,
+// as the A of the transposed product dL/dW^T = cols @ g_b^T when that packs fewer numbers
+// (weight_gradient_transposed).
+// Every number is the same, bit for bit, as with the plain products (one gemm call on
+// row-major operands each; tests/nn/layers/test_conv_layouts.cpp checks it).
+//
 // Backward computes the columns again instead of saving them from the forward pass: they are
 // kh*kw times larger than x, and one more copy pass is cheap next to the products.
 //
@@ -33,6 +40,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "autograd/saved_array.h"
 #include "nn/init.h"
@@ -109,33 +117,60 @@ InsideRange inside_range(Index v, Index size, Index out_size, Index stride, Inde
   return {first, std::max(first, last)};
 }
 
-// x_b [C, H, W] -> cols [K, P]: row (c*kh + u)*kw + v, column oh*Wo + ow holds
-// x_b[c, oh*stride - padding + u, ow*stride - padding + v], or 0 in the padding.
+// One row of cols, or the part of it in one sliver: dst[ow - ow0] for ow in [ow0, ow1) is
+// row[ow * stride + shift], or 0 outside `inside` (row null: the whole row is padding).
+// (Written as simd loops instead of memset and memmove, it was not faster: 13.9% of REF-SAT's
+// samples against 11.8%.)
 template <class T>
-void im2col(const ConvShape& s, const T* x, T* cols) {
-  T* dst = cols;
+[[gnu::always_inline]] inline void im2col_piece(const ConvShape& s, const T* row, Index shift,
+                                                InsideRange inside, Index ow0, Index ow1, T* dst) {
+  const Index first = row ? std::clamp(inside.first, ow0, ow1) : ow1;
+  const Index last = row ? std::clamp(inside.last, first, ow1) : ow1;
+  std::fill(dst, dst + (first - ow0), T(0));
+  if (first < last && s.stride == 1) {  // a contiguous piece of the row
+    std::copy(row + (first + shift), row + (last + shift), dst + (first - ow0));
+  } else {
+    for (Index ow = first; ow < last; ++ow) dst[ow - ow0] = row[ow * s.stride + shift];
+  }
+  std::fill(dst + (last - ow0), dst + (ow1 - ow0), T(0));
+}
+
+// x_b [C, H, W] -> cols [K, P]: row (c*kh + u)*kw + v, column oh*Wo + ow holds
+// x_b[c, oh*stride - padding + u, ow*stride - padding + v], or 0 in the padding. cols is
+// row-major with leading dimension ld, or (packed) in the layout in which gemm reads a packed B
+// (tensor/gemm.h: slivers of w = gemm_sliver_width() columns, element (k, p) at
+// (p / w) * w * K + k * w + p % w, zeros past column P), so that the forward product reads it
+// as it is, without a packing copy. Row by row, each output row cut in pieces where it crosses
+// from one sliver to the next.
+template <class T>
+void im2col(const ConvShape& s, const T* x, T* cols, bool packed, Index ld) {
+  const Index K = s.patch(), P = s.positions(), w = gemm_sliver_width();
+  const Index cut = packed ? w : P;        // a piece never crosses a multiple of cut
+  const Index next = packed ? w * K : 0;   // from one sliver to the next
+  const Index row_step = packed ? w : ld;  // from one row to the next
+  Index k = 0;
   for (Index c = 0; c < s.channels; ++c) {
     for (Index u = 0; u < s.kernel_h; ++u) {
       const InsideRange rows = inside_range(u, s.height, s.out_h, s.stride, s.padding);
-      for (Index v = 0; v < s.kernel_w; ++v) {
+      for (Index v = 0; v < s.kernel_w; ++v, ++k) {
         const InsideRange cols_in = inside_range(v, s.width, s.out_w, s.stride, s.padding);
-        for (Index oh = 0; oh < s.out_h; ++oh, dst += s.out_w) {
-          if (oh < rows.first || oh >= rows.last) {
-            std::fill(dst, dst + s.out_w, T(0));
-            continue;
-          }
-          const T* row = x + (c * s.height + oh * s.stride - s.padding + u) * s.width;
-          const Index shift = v - s.padding;  // row[ow*stride + shift] is the input element
-          std::fill(dst, dst + cols_in.first, T(0));
-          if (s.stride == 1) {  // a contiguous piece of the row
-            std::copy(row + (cols_in.first + shift), row + (cols_in.last + shift),
-                      dst + cols_in.first);
-          } else {
-            for (Index ow = cols_in.first; ow < cols_in.last; ++ow)
-              dst[ow] = row[ow * s.stride + shift];
-          }
-          std::fill(dst + cols_in.last, dst + s.out_w, T(0));
+        const Index shift = v - s.padding;           // row[ow*stride + shift] is the input element
+        T* out = cols + k * row_step;                // row k of the current sliver
+        Index at = 0;                                // the current column's place in it
+        for (Index p = 0, oh = 0, ow = 0; p < P;) {  // pieces of output rows
+          const Index ow1 = std::min(s.out_w, ow + (cut - at));
+          const T* row = oh < rows.first || oh >= rows.last
+                             ? nullptr
+                             : x + (c * s.height + oh * s.stride - s.padding + u) * s.width;
+          im2col_piece(s, row, shift, cols_in, ow, ow1, out + at);
+          at += ow1 - ow, p += ow1 - ow;
+          if (at == cut) out += next, at = 0;
+          if (ow1 == s.out_w)
+            ow = 0, ++oh;
+          else
+            ow = ow1;
         }
+        if (packed && at > 0) std::fill(out + at, out + w, T(0));  // past column P
       }
     }
   }
@@ -175,16 +210,48 @@ void conv2d_forward(const ConvShape& s, const T* x, const T* w, const T* bias, T
   const Index B = s.batch, chunks = batch_chunks<T>(s);
   const Index sample = s.channels * s.height * s.width;
   parallel_for(chunks, 1, [&](Index chunk_begin, Index chunk_end) {
-    NDArray cols = NDArray::empty({K, P}, dtype_of<T>());  // this thread's im2col buffer
+    // This thread's im2col buffer, in gemm's packed layout.
+    NDArray cols = NDArray::empty({gemm_packed_b_size(K, P)}, dtype_of<T>());
     T* pc = cols.data<T>();
     for (Index b = chunk_begin * B / chunks; b < chunk_end * B / chunks; ++b) {
-      im2col(s, x + b * sample, pc);
+      im2col(s, x + b * sample, pc, true, 0);
       T* yb = y + b * O * P;
-      if (bias)  // start every row from its bias, and let gemm add the product to it
-        for (Index o = 0; o < O; ++o) std::fill(yb + o * P, yb + (o + 1) * P, bias[o]);
-      gemm({.m = O, .n = P, .k = K, .accumulate = bias != nullptr}, w, K, pc, P, yb, P);
+      if (bias) {  // start every row from its bias, and let gemm add the product to it
+        for (Index o = 0; o < O; ++o) {
+          T* row = yb + o * P;
+          const T start = bias[o];
+#pragma omp simd  // (std::fill of a number other than 0 is a scalar loop at -O2)
+          for (Index p = 0; p < P; ++p) row[p] = start;
+        }
+      }
+      gemm({.m = O, .n = P, .k = K, .accumulate = bias != nullptr, .b_packed = true}, w, K, pc, 0,
+           yb, P);
     }
   });
+}
+
+// The weight gradient's product, dL/dW = g_b @ cols^T, needs one of its operands transposed
+// into gemm's packed layout: cols (K x P numbers) as it is written, or g_b (O x P) if it is
+// computed as its transpose, dL/dW^T [K, O] += cols @ g_b^T, with cols read in place (as A).
+// The smaller one is packed: g_b when K > O (the course's second and third layers: K = 288
+// and 576 against O = 64), cols otherwise (its first layer: K = 27, O = 32). Each element is
+// the same sum in the same order either way: one chain of fused multiply-adds per block of 256
+// p in increasing p, the operands of each product swapped (which does not change it), the
+// blocks added in order (tensor/gemm.cpp). Only gemm's path for products of at most 2 rows
+// (gemm_small, whose chains run through C) depends on which side is the rows: when O or K is
+// that small but not both, dW is computed as g_b @ cols^T.
+bool weight_gradient_transposed(const ConvShape& s) {
+  const Index few_rows = 2;  // tensor/gemm.cpp's kSmallRows
+  const Index K = s.patch(), O = s.out_channels;
+  return K > O && (O <= few_rows) == (K <= few_rows);
+}
+
+// Rows of cols for the weight gradient, im2col(x_b) row-major, with this leading dimension:
+// P rounded up to an odd multiple of 16 floats, so that the rows that gemm reads together (A
+// in place) do not all fall in the same cache sets when P is a multiple of a large power of
+// two (4096 in the course's first layer).
+Index cols_ld(Index P) {
+  return (P + 15) / 16 % 2 ? (P + 15) / 16 * 16 : (P + 15) / 16 * 16 + 16;
 }
 
 // x [B, C, H, W], w [O, K], gy [B, O, P]; dx [B, C, H, W], dw [O, K], db [O], each null
@@ -194,11 +261,13 @@ void conv2d_backward(const ConvShape& s, const T* x, const T* w, const T* gy, T*
   const Index K = s.patch(), P = s.positions(), O = s.out_channels;
   const Index B = s.batch, chunks = batch_chunks<T>(s);
   const Index sample = s.channels * s.height * s.width;
-  // Row c of each: the partial sum over the samples of chunk c.
+  const bool transposed = weight_gradient_transposed(s);
+  const Index ld = cols_ld(P);
+  // Row c of each: the partial sum over the samples of chunk c (dL/dW^T when transposed).
   NDArray partial_dw = NDArray::zeros({chunks, dw ? O * K : 0}, dtype_of<T>());
   NDArray partial_db = NDArray::zeros({chunks, db ? O : 0}, dtype_of<T>());
   parallel_for(chunks, 1, [&](Index chunk_begin, Index chunk_end) {
-    NDArray cols = NDArray::empty({dw ? K : 0, P}, dtype_of<T>());   // im2col(x_b)
+    NDArray cols = NDArray::empty({dw ? K : 0, ld}, dtype_of<T>());  // im2col(x_b)
     NDArray dcols = NDArray::empty({dx ? K : 0, P}, dtype_of<T>());  // W^T g_b
     for (Index chunk = chunk_begin; chunk < chunk_end; ++chunk) {
       T* chunk_dw = partial_dw.data<T>() + chunk * partial_dw.size(1);
@@ -206,9 +275,13 @@ void conv2d_backward(const ConvShape& s, const T* x, const T* w, const T* gy, T*
       for (Index b = chunk * B / chunks; b < (chunk + 1) * B / chunks; ++b) {
         const T* gb = gy + b * O * P;
         if (dw) {  // dL/dW += g_b @ cols^T
-          im2col(s, x + b * sample, cols.data<T>());
-          gemm({.m = O, .n = K, .k = P, .transpose_b = true, .accumulate = true}, gb, P,
-               cols.data<T>(), P, chunk_dw, K);
+          im2col(s, x + b * sample, cols.data<T>(), false, ld);
+          if (transposed)
+            gemm({.m = K, .n = O, .k = P, .transpose_b = true, .accumulate = true}, cols.data<T>(),
+                 ld, gb, P, chunk_dw, O);
+          else
+            gemm({.m = O, .n = K, .k = P, .transpose_b = true, .accumulate = true}, gb, P,
+                 cols.data<T>(), ld, chunk_dw, K);
         }
         if (db) {  // dL/db[o] += sum over p of g_b[o, p]
           for (Index o = 0; o < O; ++o) {
@@ -237,7 +310,15 @@ void conv2d_backward(const ConvShape& s, const T* x, const T* w, const T* gy, T*
     for (Index chunk = 1; chunk < chunks; ++chunk)
       for (Index i = 0; i < n; ++i) out[i] += p[chunk * n + i];
   };
-  if (dw) add_partials(partial_dw, dw);
+  if (dw && transposed) {  // dL/dW^T [K, O] -> dL/dW [O, K]
+    NDArray dw_t = NDArray::empty({K, O}, dtype_of<T>());
+    add_partials(partial_dw, dw_t.data<T>());
+    const T* t = dw_t.data<T>();
+    for (Index o = 0; o < O; ++o)
+      for (Index k = 0; k < K; ++k) dw[o * K + k] = t[k * O + o];
+  } else if (dw) {
+    add_partials(partial_dw, dw);
+  }
   if (db) add_partials(partial_db, db);
 }
 

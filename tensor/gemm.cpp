@@ -23,6 +23,9 @@
 // bottom and right edges go through the kernel too, which computes only their rows and
 // stores only their columns.
 //
+// A caller that can write B in the packed layout to begin with (GemmShape::b_packed; conv2d's
+// im2col does) saves the copy altogether.
+//
 // Whatever is packed or not, every element of C is the same sum in the same order: over each
 // K block, one fused multiply-add per k from 0, the blocks added to C one after the other
 // (tests/tensor/test_gemm_order.cpp checks it bit for bit). Only the way M and N are cut into
@@ -36,6 +39,7 @@
 #endif
 
 #include "tensor/allocator.h"
+#include "tensor/error.h"
 #include "tensor/gemm_kernel.h"
 #include "tensor/parallel.h"
 
@@ -239,7 +243,8 @@ void gemm_serial(const GemmShape& s, const float* a, Index lda, const float* b, 
     return;
   }
   PackBuffers& buffers = pack_buffers();
-  const bool pack_a_block = !read_a_in_place(s), pack_b_panel = !read_b_in_place(s, ldb);
+  const bool pack_a_block = !read_a_in_place(s);
+  const bool pack_b_panel = !s.b_packed && !read_b_in_place(s, ldb);
   for (Index jc = 0; jc < s.n; jc += NC) {
     const Index nc = std::min(NC, s.n - jc);
     const Index nc_whole = nc - nc % NR;  // columns in whole slivers
@@ -247,7 +252,8 @@ void gemm_serial(const GemmShape& s, const float* a, Index lda, const float* b, 
       const Index kc = std::min(KC, s.k - pc);
       if (pack_b_panel)
         pack_b(b, ldb, s.transpose_b, pc, kc, jc, nc, buffers.b);
-      else if (nc_whole < nc)  // B in place, but the kernel reads NR columns: pad the last sliver
+      else if (nc_whole < nc &&
+               !s.b_packed)  // B in place, but the kernel reads NR columns: pad the last sliver
         pack_b(b, ldb, false, pc, kc, jc + nc_whole, nc - nc_whole, buffers.b);
       const bool add_to_c = s.accumulate || pc > 0;  // later K blocks add to the first
       for (Index ic = 0; ic < s.m; ic += MC) {
@@ -257,7 +263,9 @@ void gemm_serial(const GemmShape& s, const float* a, Index lda, const float* b, 
           const int cols = static_cast<int>(std::min<Index>(NR, nc - jr));
           const float* bp = buffers.b + jr * kc;  // packed: row k of the sliver at bp + k * NR
           Index b_ld = NR;
-          if (!pack_b_panel) {
+          if (s.b_packed) {  // sliver (jc + jr) / NR, from row pc
+            bp = b + (jc + jr) * s.k + pc * NR;
+          } else if (!pack_b_panel) {
             bp = jr < nc_whole ? b + pc * ldb + jc + jr : buffers.b;
             b_ld = jr < nc_whole ? ldb : NR;
           }
@@ -286,7 +294,17 @@ void gemm_small(const GemmShape& s, const float* a, Index lda, const float* b, I
   for (Index i = 0; i < s.m; ++i) {
     float* crow = c + i * ldc;
     if (!s.accumulate) std::fill(crow, crow + s.n, 0.0f);
-    if (!s.transpose_b) {
+    if (s.b_packed) {  // the same, one sliver of B's columns at a time
+      for (Index j0 = 0; j0 < s.n; j0 += NR) {
+        const Index width = std::min<Index>(NR, s.n - j0);
+        for (Index p = 0; p < s.k; ++p) {
+          const float aip = s.transpose_a ? a[p * lda + i] : a[i * lda + p];
+          const float* brow = b + j0 * s.k + p * NR;
+#pragma omp simd
+          for (Index j = 0; j < width; ++j) crow[j0 + j] += aip * brow[j];
+        }
+      }
+    } else if (!s.transpose_b) {
       for (Index p = 0; p < s.k; ++p) {
         const float aip = s.transpose_a ? a[p * lda + i] : a[i * lda + p];
         const float* brow = b + p * ldb;
@@ -327,6 +345,7 @@ bool gemm_uses_small_loops(const GemmShape& s) {
 // result is bit-for-bit the same for any number of threads.
 void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
           Index ldc) {
+  if (s.b_packed && s.transpose_b) fail("gemm: a packed B cannot also be transposed");
   if (gemm_uses_small_loops(s)) {
     gemm_small(s, a, lda, b, ldb, c, ldc);
     return;
@@ -339,7 +358,9 @@ void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index l
     parallel_for(s.n, NR, [&](Index begin, Index end) {
       GemmShape band = s;
       band.n = end - begin;
-      const float* b_band = s.transpose_b ? b + begin * ldb : b + begin;
+      const float* b_band = s.b_packed      ? b + begin * s.k
+                            : s.transpose_b ? b + begin * ldb
+                                            : b + begin;
       gemm_serial(band, a, lda, b_band, ldb, c + begin, ldc);
     });
   } else {
@@ -354,7 +375,19 @@ void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index l
 
 void gemm(const GemmShape& s, const double* a, Index lda, const double* b, Index ldb, double* c,
           Index ldc) {
+  if (s.b_packed && s.transpose_b) fail("gemm: a packed B cannot also be transposed");
   // Reference loop order i-k-j: the inner loop runs along a row of C (and of B).
+  if (s.b_packed) {  // B(p, j) in sliver j / NR
+    for (Index i = 0; i < s.m; ++i) {
+      double* crow = c + i * ldc;
+      if (!s.accumulate) std::fill(crow, crow + s.n, 0.0);
+      for (Index p = 0; p < s.k; ++p) {
+        const double aip = s.transpose_a ? a[p * lda + i] : a[i * lda + p];
+        for (Index j = 0; j < s.n; ++j) crow[j] += aip * b[(j / NR) * NR * s.k + p * NR + j % NR];
+      }
+    }
+    return;
+  }
   for (Index i = 0; i < s.m; ++i) {
     double* crow = c + i * ldc;
     if (!s.accumulate) std::fill(crow, crow + s.n, 0.0);
@@ -368,6 +401,14 @@ void gemm(const GemmShape& s, const double* a, Index lda, const double* b, Index
       }
     }
   }
+}
+
+Index gemm_sliver_width() {
+  return NR;
+}
+
+Index gemm_packed_b_size(Index k, Index n) {
+  return (n + NR - 1) / NR * NR * k;
 }
 
 }  // namespace attend

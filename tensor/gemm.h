@@ -16,7 +16,18 @@ struct GemmShape {
   Index m = 0, n = 0, k = 0;  // C is m x n, op(A) is m x k, op(B) is k x n
   bool transpose_a = false, transpose_b = false;
   bool accumulate = false;  // C += ... instead of C = ...
+  // B is already in the layout the float32 kernel reads (see gemm_packed_b_size): no copy is
+  // made of it, and ldb is not used. Not with transpose_b. The result is the same, bit for bit.
+  bool b_packed = false;
 };
+
+// The packed layout of a k x n B: slivers of gemm_sliver_width() columns, sliver s (columns
+// s * w .. s * w + w) at b + s * w * k, its element (kk, j) at [kk * w + j - s * w]; the last
+// sliver has zeros in its columns past n. Written straight in this
+// layout (e.g. by conv2d's im2col), B needs no packing copy. gemm_packed_b_size is the
+// number of elements it takes.
+Index gemm_sliver_width();
+Index gemm_packed_b_size(Index k, Index n);
 
 void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
           Index ldc);

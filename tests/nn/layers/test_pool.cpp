@@ -81,6 +81,47 @@ TEST_CASE("max_pool2d backward: the gradient goes to the first maximum", "[nn][p
   check_close(x.grad().data(), f64({0, 0, 0, 0, 10, 0, 0, 0, 0}, {1, 1, 3, 3}));
 }
 
+// The 2x2 windows of stride 2 keep a byte per output and write every element of dx; the other
+// windows scatter into zeros. Both must give the gradient of the first maximum, 0 elsewhere
+// (a leftover row and column included), +0 for a gradient of -0 (0 + -0), and follow a NaN.
+TEST_CASE("max_pool2d 2x2 backward: every element written, as the scatter into zeros",
+          "[nn][pool]") {
+  Generator gen(60);
+  for (Shape shape : {Shape{2, 3, 5, 7}, Shape{1, 1, 2, 2}, Shape{3, 2, 8, 6}, Shape{1, 2, 7, 5}}) {
+    INFO("x " << to_string(shape));
+    // Values from a few levels: many ties; one NaN; a gradient with zeros of both signs.
+    NDArray xv = NDArray::empty(shape, kFloat32), gv;
+    for (float& v : xv.span<float>()) v = static_cast<float>(gen.randint(3));
+    xv.span<float>()[1] = std::numeric_limits<float>::quiet_NaN();
+    Tensor x(xv, true);
+    Tensor y = nn::max_pool2d(x, 2);
+    gv = NDArray::normal(y.shape(), gen);
+    gv.span<float>()[0] = -0.0f;
+    if (gv.numel() > 1) gv.span<float>()[1] = 0.0f;
+    y.backward(gv);
+    // Expected: 0 + g at the first maximum of each window (the NaN where there is one).
+    NDArray expected = NDArray::zeros(shape, kFloat32);
+    const Index H = shape[2], W = shape[3], Ho = H / 2, Wo = W / 2;
+    for (Index plane = 0; plane < shape[0] * shape[1]; ++plane)
+      for (Index i = 0; i < Ho; ++i)
+        for (Index j = 0; j < Wo; ++j) {
+          const float* xp = xv.data<float>() + plane * H * W;
+          Index best = 2 * i * W + 2 * j;
+          for (Index at :
+               {2 * i * W + 2 * j + 1, (2 * i + 1) * W + 2 * j, (2 * i + 1) * W + 2 * j + 1})
+            if (xp[at] > xp[best] || std::isnan(xp[at])) best = at;
+          expected.data<float>()[plane * H * W + best] +=
+              gv.data<float>()[(plane * Ho + i) * Wo + j];
+        }
+    const NDArray dx = x.grad().data();
+    for (Index i = 0; i < dx.numel(); ++i) {
+      INFO("element " << i);
+      CHECK(std::signbit(dx.data<float>()[i]) == std::signbit(expected.data<float>()[i]));
+      CHECK(dx.data<float>()[i] == expected.data<float>()[i]);
+    }
+  }
+}
+
 TEST_CASE("max_pool2d lets a NaN through", "[nn][pool]") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   Tensor x(f64({1, nan, 3, 2}, {1, 1, 2, 2}));
