@@ -91,15 +91,15 @@ inline T multiply_add(T x, T y, T acc) {
 #endif
 }
 
-constexpr Index kGemmKBlock = 256;  // tensor/gemm.cpp's KC
 constexpr int kChains = 8;
 
 // out[r] = h[r, :] . v for R rows in the GEMM kernel's order: per K block, one FMA chain
 // from 0 in increasing a, the blocks added to out in order. R rows are R independent chains.
 template <int R, class T>
 void score_chains(const T* h, Index a, const T* v, T* out) {
-  for (Index k0 = 0; k0 < a; k0 += kGemmKBlock) {
-    const Index k1 = std::min(a, k0 + kGemmKBlock);
+  const Index block = gemm_k_block();
+  for (Index k0 = 0; k0 < a; k0 += block) {
+    const Index k1 = std::min(a, k0 + block);
     T acc[R] = {};
     for (Index c = k0; c < k1; ++c)
 #pragma GCC unroll 8

@@ -237,13 +237,15 @@ void conv2d_forward(const ConvShape& s, const T* x, const T* w, const T* bias, T
 // and 576 against O = 64), cols otherwise (its first layer: K = 27, O = 32). Each element is
 // the same sum in the same order either way: one chain of fused multiply-adds per block of 256
 // p in increasing p, the operands of each product swapped (which does not change it), the
-// blocks added in order (tensor/gemm.cpp). Only gemm's path for products of at most 2 rows
-// (gemm_small, whose chains run through C) depends on which side is the rows: when O or K is
-// that small but not both, dW is computed as g_b @ cols^T.
+// blocks added in order (tensor/gemm.cpp). Only when one orientation takes gemm's loops for
+// small products (whose chains run through C) and the other its kernel do the sums differ:
+// then dW is computed as g_b @ cols^T.
 bool weight_gradient_transposed(const ConvShape& s) {
-  const Index few_rows = 2;  // tensor/gemm.cpp's kSmallRows
-  const Index K = s.patch(), O = s.out_channels;
-  return K > O && (O <= few_rows) == (K <= few_rows);
+  const Index K = s.patch(), O = s.out_channels, P = s.positions();
+  const bool plain_small = gemm_uses_small_loops({.m = O, .n = K, .k = P, .transpose_b = true});
+  const bool transposed_small =
+      gemm_uses_small_loops({.m = K, .n = O, .k = P, .transpose_b = true});
+  return K > O && plain_small == transposed_small;
 }
 
 // Rows of cols for the weight gradient, im2col(x_b) row-major, with this leading dimension:

@@ -407,6 +407,10 @@ Index gemm_sliver_width() {
   return NR;
 }
 
+Index gemm_k_block() {
+  return KC;
+}
+
 Index gemm_packed_b_size(Index k, Index n) {
   return (n + NR - 1) / NR * NR * k;
 }

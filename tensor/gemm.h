@@ -27,6 +27,8 @@ struct GemmShape {
 // layout (e.g. by conv2d's im2col), B needs no packing copy. gemm_packed_b_size is the
 // number of elements it takes.
 Index gemm_sliver_width();
+// The K block: gemm sums each element of C per block of this many k, the blocks added in order.
+Index gemm_k_block();
 Index gemm_packed_b_size(Index k, Index n);
 
 void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
