@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +19,15 @@ inline NDArray f64(std::initializer_list<double> values, const Shape& shape) {
 
 inline NDArray ids(std::initializer_list<double> values, const Shape& shape) {
   return NDArray::from_list(values, shape, kInt64);
+}
+
+// Equal shapes, dtypes and bytes, for code that promises the same bits as another path:
+// -0 and +0 differ, a NaN equals itself. Float arrays only (float32 or float64).
+inline bool same_bits(const NDArray& a, const NDArray& b) {
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
+  return dispatch_float(a.dtype(), "same_bits", [&]<class T>() {
+    return std::memcmp(a.data<T>(), b.data<T>(), sizeof(T) * a.numel()) == 0;
+  });
 }
 
 // Every element of `actual` is within `tolerance` of `expected` (and the shapes match).

@@ -5,11 +5,10 @@
 // reuses the projected keys at every step (the gradients of kp add up across steps); errors;
 // and a float64 gradcheck (central differences, gradcheck's defaults: eps 1e-6,
 // |analytic - numeric| <= 1e-5 + 1e-3 |numeric|).
-#include <cstring>
-
 #include "support.h"
 
 using namespace attend;
+using attend::testing::same_bits;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -18,14 +17,6 @@ namespace {
 Tensor composed(const Tensor& qp, const Tensor& kp, const Tensor& v) {
   Tensor hidden = tanh(unsqueeze(qp, 2) + unsqueeze(kp, 1));  // [B, Tq, Tk, A]
   return squeeze(nn::linear(hidden, v, Tensor()), 3);
-}
-
-// Equal shapes, dtypes and bytes: -0 and +0 differ, as a NaN equals itself.
-bool same_bits(const NDArray& a, const NDArray& b) {
-  if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
-  return dispatch_float(a.dtype(), "same_bits", [&]<class T>() {
-    return std::memcmp(a.data<T>(), b.data<T>(), sizeof(T) * a.numel()) == 0;
-  });
 }
 
 // Random inputs with a few large entries in qp, so that some tanh saturate to +-1 exactly

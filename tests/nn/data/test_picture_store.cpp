@@ -1,6 +1,5 @@
 // PictureStore (nn/data/picture_store.h): Fashion-MNIST's pictures kept as bytes give back the
 // same floats, bit for bit, and the same canvases; any other picture is kept as floats.
-#include <bit>
 #include <cmath>
 
 #include "nn/data/canvas.h"
@@ -23,15 +22,6 @@ NDArray byte_pictures(Index n) {
       for (Index c = 0; c < 28; ++c)
         p[(i * 28 + r) * 28 + c] = fashion_mnist_pixel(static_cast<int>((i + 7 * r + c) % 256));
   return images;
-}
-
-bool same_bits(const NDArray& a, const NDArray& b) {
-  if (a.shape() != b.shape()) return false;
-  const float* x = a.data<float>();
-  const float* y = b.data<float>();
-  for (Index i = 0; i < a.numel(); ++i)
-    if (std::bit_cast<std::uint32_t>(x[i]) != std::bit_cast<std::uint32_t>(y[i])) return false;
-  return true;
 }
 
 }  // namespace

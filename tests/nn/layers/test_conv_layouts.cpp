@@ -5,7 +5,6 @@
 // dcols = W^T @ g and col2im, each product one gemm call on row-major operands. The shapes
 // cover the course's CNN layers, batch 1, channels and positions that are not multiples of the
 // tile sizes, strides, paddings, and the products of 1 or 2 rows that gemm treats apart.
-#include <cstring>
 
 #include "nn/conv.h"
 #include "support.h"
@@ -64,11 +63,6 @@ Plain plain_conv2d(const NDArray& x, const NDArray& w, const NDArray& bias, cons
     });
   }
   return r;
-}
-
-bool same_bits(const NDArray& a, const NDArray& b) {
-  return a.shape() == b.shape() &&
-         std::memcmp(a.data<float>(), b.data<float>(), sizeof(float) * a.numel()) == 0;
 }
 
 }  // namespace
