@@ -43,6 +43,7 @@
 #include "nn/embedding.h"
 #include "nn/fused_attention.h"
 #include "nn/gru.h"
+#include "nn/gru_gates.h"
 #include "nn/init.h"
 #include "nn/layer_norm.h"
 #include "nn/linear.h"

@@ -1,6 +1,7 @@
 #include "nn/gru.h"
 
 #include "autograd/ops.h"
+#include "nn/gru_gates.h"
 #include "nn/init.h"
 #include "nn/linear.h"
 #include "nn/rnn.h"
@@ -39,12 +40,12 @@ Tensor GRUCell::step(const Tensor& gi, const Tensor& h) {
          3 * H, h.shape(), H);
   // gi = [W_ir x + b_ir | W_iz x + b_iz | W_in x + b_in]
   // gh = [W_hr h + b_hr | W_hz h + b_hz | W_hn h + b_hn]
-  std::vector<Tensor> i = chunk(gi, 3, -1);
-  std::vector<Tensor> g = chunk(linear(h, weight_hh, bias_hh), 3, -1);
-  Tensor r = sigmoid(i[0] + g[0]);   // reset gate
-  Tensor z = sigmoid(i[1] + g[1]);   // update gate
-  Tensor n = tanh(i[2] + r * g[2]);  // candidate state
-  return (1.0 - z) * n + z * h;      // h'
+  // gru_gates computes r, z, n and h' as the header's formulas in one op (nn/gru_gates.h),
+  // with the same bits as composing them:
+  //   i = chunk(gi, 3, -1), g = chunk(gh, 3, -1)
+  //   r = sigmoid(i[0] + g[0]), z = sigmoid(i[1] + g[1]), n = tanh(i[2] + r * g[2])
+  //   return (1.0 - z) * n + z * h
+  return gru_gates(gi, linear(h, weight_hh, bias_hh), h);
 }
 
 std::string GRUCell::describe() const {
