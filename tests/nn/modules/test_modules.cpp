@@ -135,6 +135,49 @@ TEST_CASE("LayerNorm gives rows of mean 0 and variance 1 before the affine part"
              Contains("layer_norm: input [2,5] needs gamma and beta of shape [5]"));
 }
 
+// layer_norm takes rows in groups whose sums run side by side (nn/layer_norm.cpp): a row's
+// numbers must not depend on its group. Each row of a 19-row input (two groups of 8 and three
+// rows on their own) against the same row normalised alone: output and input gradient, bit for
+// bit; and the same with 1 and 2 threads on an input big enough to be shared out.
+TEST_CASE("layer_norm: a row's bits do not depend on the rows around it or the threads", "[nn]") {
+  for (DType dtype : {kFloat32, kFloat64}) {
+    INFO(dtype_name(dtype));
+    Generator gen(8);
+    const Index rows = 19, d = 37;
+    const NDArray x = NDArray::normal({rows, d}, gen, 1, 3, dtype);
+    const NDArray g = NDArray::normal({rows, d}, gen, 0, 1, dtype);
+    const Tensor gamma = randn({d}, gen, dtype), beta = randn({d}, gen, dtype);
+    auto run = [&](const NDArray& input, const NDArray& grad) {
+      Tensor xt = Tensor(input.clone()).requires_grad_();
+      Tensor y = nn::layer_norm(xt, gamma, beta);
+      y.backward(grad);
+      return std::pair{y.data(), xt.grad().data()};
+    };
+    const auto [y, dx] = run(x, g);
+    for (Index r = 0; r < rows; ++r) {
+      INFO("row " << r);
+      const auto [y_row, dx_row] = run(slice(x, 0, r, r + 1), slice(g, 0, r, r + 1));
+      CHECK(same_bits(slice(y, 0, r, r + 1), y_row));
+      CHECK(same_bits(slice(dx, 0, r, r + 1), dx_row));
+    }
+  }
+  Generator gen(9);
+  const NDArray x = NDArray::normal({4100, 64}, gen, 0, 1, kFloat32);  // > 2^18 numbers
+  const NDArray g = NDArray::normal({4100, 64}, gen, 0, 1, kFloat32);
+  nn::LayerNorm norm(64);
+  auto run = [&](int threads) {
+    ThreadCount count(threads);
+    norm.zero_grad();
+    Tensor xt = Tensor(x.clone()).requires_grad_();
+    Tensor y = norm(xt);
+    y.backward(g);
+    return std::vector<NDArray>{y.data(), xt.grad().data(), norm.weight.grad().data(),
+                                norm.bias.grad().data()};
+  };
+  const std::vector<NDArray> one = run(1), two = run(2);
+  for (std::size_t i = 0; i < one.size(); ++i) CHECK(same_bits(one[i], two[i]));
+}
+
 TEST_CASE("cross_entropy matches the definition, with ignored positions and smoothing", "[nn]") {
   NDArray z = f64({1, 2, 3, 0, 0, 0, 2, -1, 0}, {3, 3});
   Tensor logits(z);
