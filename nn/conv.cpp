@@ -135,6 +135,64 @@ template <class T>
   std::fill(dst + (last - ow0), dst + (ow1 - ow0), T(0));
 }
 
+// to[0..n) = from[0..n) (from null: zeros). The pieces of a packed im2col are short (a sliver
+// is 32 numbers): loops the compiler vectorises in place, where std::copy and std::fill would
+// call memmove and memset for every piece (#pragma omp simd keeps them loops).
+template <class T>
+void copy_numbers(const T* from, Index n, T* to) {
+  if (from) {
+#pragma omp simd
+    for (Index j = 0; j < n; ++j) to[j] = from[j];
+  } else {
+#pragma omp simd
+    for (Index j = 0; j < n; ++j) to[j] = T(0);
+  }
+}
+
+// im2col when the output is as large as the input and the stride 1 (the course's 3x3
+// convolutions with padding 1; any k x k with padding (k - 1) / 2): row k = (c, u, v) of cols is
+// then the plane x_c itself read from an offset, cols[k, p] = x_c[p + shift] with shift =
+// (u - padding) W + (v - padding), except where the patch reaches into the padding: whole
+// output rows at the top or bottom, and the first or last columns of every row. So each piece
+// (a sliver's 32 columns, or in the row-major layout the whole row of cols) is one straight
+// copy, and the padding's zeros are written over it afterwards: no piece per output row and
+// far less bookkeeping than im2col's general loop below, the same numbers.
+template <class T>
+void im2col_same_size(const ConvShape& s, const T* x, T* cols, bool packed, Index ld) {
+  const Index K = s.patch(), P = s.positions(), W = s.width, w = gemm_sliver_width();
+  const Index cut = packed ? w : P;        // a piece never crosses a multiple of cut
+  const Index next = packed ? w * K : 0;   // from one sliver to the next
+  const Index row_step = packed ? w : ld;  // from one row to the next
+  Index k = 0;
+  for (Index c = 0; c < s.channels; ++c) {
+    const T* plane = x + c * P;
+    for (Index u = 0; u < s.kernel_h; ++u) {
+      const InsideRange rows = inside_range(u, s.height, s.out_h, 1, s.padding);
+      for (Index v = 0; v < s.kernel_w; ++v, ++k) {
+        const InsideRange columns = inside_range(v, W, s.out_w, 1, s.padding);
+        const Index shift = (u - s.padding) * W + (v - s.padding);
+        // p in [lo, hi) reads inside the plane and from an output row inside the input
+        const Index lo = std::max(rows.first * W, -shift), hi = std::min(rows.last * W, P - shift);
+        T* out = cols + k * row_step;
+        for (Index p0 = 0; p0 < P; p0 += cut, out += next) {
+          const Index p1 = std::min(P, p0 + cut), a = std::clamp(lo, p0, p1);
+          const Index b = std::clamp(hi, a, p1);
+          copy_numbers<T>(nullptr, a - p0, out);
+          copy_numbers(plane + a + shift, b - a, out + (a - p0));
+          copy_numbers<T>(nullptr, p1 - b, out + (b - p0));
+          for (Index row = a / W * W; row < b; row += W) {  // the columns in the padding
+            for (Index p = std::max(row, a); p < std::min(row + columns.first, b); ++p)
+              out[p - p0] = T(0);
+            for (Index p = std::max(row + columns.last, a); p < std::min(row + W, b); ++p)
+              out[p - p0] = T(0);
+          }
+          if (packed) std::fill(out + (p1 - p0), out + w, T(0));  // past column P
+        }
+      }
+    }
+  }
+}
+
 // x_b [C, H, W] -> cols [K, P]: row (c*kh + u)*kw + v, column oh*Wo + ow holds
 // x_b[c, oh*stride - padding + u, ow*stride - padding + v], or 0 in the padding. cols is
 // row-major with leading dimension ld, or (packed) in the layout in which gemm reads a packed B
@@ -144,6 +202,8 @@ template <class T>
 // from one sliver to the next.
 template <class T>
 void im2col(const ConvShape& s, const T* x, T* cols, bool packed, Index ld) {
+  if (s.stride == 1 && s.out_h == s.height && s.out_w == s.width)
+    return im2col_same_size(s, x, cols, packed, ld);
   const Index K = s.patch(), P = s.positions(), w = gemm_sliver_width();
   const Index cut = packed ? w : P;        // a piece never crosses a multiple of cut
   const Index next = packed ? w * K : 0;   // from one sliver to the next

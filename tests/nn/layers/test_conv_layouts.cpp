@@ -83,6 +83,9 @@ TEST_CASE("conv2d float32: the same bits as im2col and plain gemm products", "[n
       {1, 32, 24, 25, 16, 3, 1, 1},  // P = 600, K = 288
       {2, 40, 45, 47, 8, 3, 2, 1},   // the same with stride 2 (P = 23 x 24)
       {1, 3, 100, 90, 8, 3, 1, 1},   // P = 9000, K = 27
+      {2, 2, 11, 13, 3, 5, 1, 2},    // 5x5, padding 2: two columns and rows of padding each side
+      {1, 2, 3, 40, 4, 5, 1, 2},     // fewer input rows than the kernel
+      {1, 3, 2, 2, 4, 3, 1, 1},      // a 2x2 input: every patch reaches into the padding
   };
   ThreadCount one(1);
   Generator gen(50);
