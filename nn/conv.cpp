@@ -50,10 +50,6 @@
 namespace attend::nn {
 namespace {
 
-// tensor/gemm.cpp splits a float32 product over threads from this many multiply-adds on
-// (its kParallelWork); below it, gemm runs on the calling thread.
-constexpr Index kGemmThreadedWork = Index{1} << 24;
-
 struct ConvShape {
   Index batch = 0, channels = 0, height = 0, width = 0;  // x [B, C, H, W]
   Index out_channels = 0, kernel_h = 0, kernel_w = 0;    // weight [O, C, kh, kw]
@@ -100,7 +96,7 @@ ConvShape check_conv_shapes(const Tensor& x, const Tensor& weight, const Tensor&
 template <class T>
 Index batch_chunks(const ConvShape& s) {
   const Index work = s.out_channels * s.patch() * s.positions();
-  if (std::is_same_v<T, float> && work >= kGemmThreadedWork && s.batch < num_threads()) return 1;
+  if (std::is_same_v<T, float> && work >= gemm_threaded_work() && s.batch < num_threads()) return 1;
   return std::max<Index>(1, std::min<Index>(num_threads(), s.batch));
 }
 

@@ -411,6 +411,10 @@ Index gemm_k_block() {
   return KC;
 }
 
+Index gemm_threaded_work() {
+  return kParallelWork;
+}
+
 Index gemm_packed_b_size(Index k, Index n) {
   return (n + NR - 1) / NR * NR * k;
 }

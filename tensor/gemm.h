@@ -29,6 +29,9 @@ struct GemmShape {
 Index gemm_sliver_width();
 // The K block: gemm sums each element of C per block of this many k, the blocks added in order.
 Index gemm_k_block();
+// From this many multiply-adds (m n k) on, a float32 product is shared out to the threads;
+// below it, gemm runs on the calling thread.
+Index gemm_threaded_work();
 Index gemm_packed_b_size(Index k, Index n);
 
 void gemm(const GemmShape& s, const float* a, Index lda, const float* b, Index ldb, float* c,
