@@ -30,6 +30,16 @@ inline bool same_bits(const NDArray& a, const NDArray& b) {
   });
 }
 
+// The same number of arrays, and each pair with the same bits (same_bits): one check per pair.
+inline void check_same_bits(const std::vector<NDArray>& actual,
+                            const std::vector<NDArray>& expected) {
+  REQUIRE(actual.size() == expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    INFO("array " << i);
+    CHECK(same_bits(actual[i], expected[i]));
+  }
+}
+
 // Every element of `actual` is within `tolerance` of `expected` (and the shapes match).
 // One check for the whole array (a Catch2 check per element cost seconds on arrays of a
 // million elements); a failure lists how many elements differ and the first few of them.

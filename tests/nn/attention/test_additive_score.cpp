@@ -8,6 +8,7 @@
 #include "support.h"
 
 using namespace attend;
+using attend::testing::check_same_bits;
 using attend::testing::same_bits;
 using Catch::Matchers::Contains;
 
@@ -151,13 +152,7 @@ TEST_CASE("additive_score in a decoder loop: every parameter's gradient has the 
           "[nn]") {
   for (DType dtype : {kFloat32, kFloat64}) {
     INFO(dtype_name(dtype));
-    const std::vector<NDArray> fused = decoder_gradients(true, dtype);
-    const std::vector<NDArray> reference = decoder_gradients(false, dtype);
-    REQUIRE(fused.size() == reference.size());
-    for (std::size_t i = 0; i < fused.size(); ++i) {
-      INFO("gradient " << i);
-      CHECK(same_bits(fused[i], reference[i]));
-    }
+    check_same_bits(decoder_gradients(true, dtype), decoder_gradients(false, dtype));
   }
 }
 

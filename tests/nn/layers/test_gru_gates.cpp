@@ -8,6 +8,7 @@
 #include "support.h"
 
 using namespace attend;
+using attend::testing::check_same_bits;
 using attend::testing::same_bits;
 using attend::testing::ThreadCount;
 using Catch::Matchers::Contains;
@@ -153,13 +154,7 @@ std::vector<NDArray> decoder_gradients(bool fused, DType dtype) {
 TEST_CASE("GRUCell in a decoder loop: every parameter's gradient has the same bits", "[nn][rnn]") {
   for (DType dtype : {kFloat32, kFloat64}) {
     INFO(dtype_name(dtype));
-    const std::vector<NDArray> fused = decoder_gradients(true, dtype);
-    const std::vector<NDArray> reference = decoder_gradients(false, dtype);
-    REQUIRE(fused.size() == reference.size());
-    for (std::size_t i = 0; i < fused.size(); ++i) {
-      INFO("gradient " << i);
-      CHECK(same_bits(fused[i], reference[i]));
-    }
+    check_same_bits(decoder_gradients(true, dtype), decoder_gradients(false, dtype));
   }
 }
 
