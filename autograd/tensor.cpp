@@ -139,6 +139,10 @@ DetectAnomalyGuard::~DetectAnomalyGuard() {
 
 // ---- make_op ---------------------------------------------------------------------------------
 
+std::string shape_or_undefined(const Tensor& x) {
+  return x.defined() ? fmt::format("{}", x.shape()) : std::string("undefined");
+}
+
 Tensor make_op(std::string_view op, NDArray value, std::span<const Tensor> inputs,
                BackwardFn backward) {
   bool any_requires = false;

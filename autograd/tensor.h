@@ -171,6 +171,9 @@ Tensor make_op(std::string_view op, NDArray value, std::initializer_list<Tensor>
 Tensor make_op(std::string_view op, NDArray value, std::span<const Tensor> inputs,
                BackwardFn backward);
 
+// x's shape as text ("[2,3]"), or "undefined": for an op's error message about its inputs.
+std::string shape_or_undefined(const Tensor& x);
+
 // ---- creation ----------------------------------------------------------------------------------
 // Leaves with requires_grad false; call .requires_grad_() to make a parameter.
 Tensor tensor(std::initializer_list<double> values, DType dtype = kFloat32);

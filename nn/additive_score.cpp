@@ -44,21 +44,11 @@ struct Sizes {
   Index rows() const { return batch * tq * tk; }  // rows of h, one per (batch, query, key)
 };
 
-// From this many tanh (or multiply-adds) on, the rows are shared out to the threads, as
-// elementwise loops are (tensor/parallel.h): below it, waking the pool's sleeping threads cost
-// more than it saved (REF-BAHDANAU's 64 x 25 x 64 scores took longer with two threads at a
-// threshold of 2^15). Each output number is computed inside one chunk, so the bits do not
-// depend on the number of threads.
-constexpr Index kParallelWork = kParallelElements;
-
-template <class Body>
-void for_chunks(Index n, Index grain, Index work_per_item, const Body& body) {
-  if (n * work_per_item < kParallelWork) {
-    body(Index{0}, n);
-    return;
-  }
-  parallel_for(n, grain, [&](Index begin, Index end) { body(begin, end); });
-}
+// From kParallelElements tanh (or multiply-adds) on, the rows are shared out to the threads
+// (for_each_item_range, tensor/parallel.h), as elementwise loops are: below it, waking the pool's
+// sleeping threads cost more than it saved (REF-BAHDANAU's 64 x 25 x 64 scores took longer with
+// two threads at a threshold of 2^15). Each output number is computed inside one chunk, so the
+// bits do not depend on the number of threads.
 
 // ---- forward -------------------------------------------------------------------------------
 
@@ -78,18 +68,9 @@ void hidden_row(const T* q, const T* k, Index tk, Index a, T* h) {
   for (Index x = 0; x < n; ++x) h[x] = vector_math::tanh(h[x]);
 }
 
-// acc + x y as the GEMM computes it: one fused multiply-add where the processor has them
-// (tensor/gemm_kernel.cpp writes them out; gemm.cpp's loops are compiled to them), else a
-// multiply and an add (an x86-64 build without FMA: std::fma would be a slow libm call
-// rounding once, where the GEMM rounds twice).
-template <class T>
-inline T multiply_add(T x, T y, T acc) {
-#if defined(__AVX512F__) || defined(__FMA__)
-  return std::fma(x, y, acc);
-#else
-  return acc + x * y;
-#endif
-}
+// acc + x y as the GEMM computes it (tensor/gemm_kernel.cpp writes its fused multiply-adds
+// out; gemm.cpp's loops are compiled to them).
+using vector_math::multiply_add;
 
 constexpr int kChains = 8;
 
@@ -121,7 +102,7 @@ void forward(const Sizes& s, const T* qp, const T* kp, const T* v, T* h, T* scor
   const Index a = s.a, tk = s.tk;
   const GemmShape product{.m = s.rows(), .n = 1, .k = a, .transpose_b = true};
   const bool by_gemm = std::is_same_v<T, double> || gemm_uses_small_loops(product);
-  for_chunks(s.batch * s.tq, 1, tk * a, [&](Index begin, Index end) {
+  for_each_item_range(s.batch * s.tq, s.batch * s.tq * tk * a, 1, [&](Index begin, Index end) {
     for (Index row = begin; row < end; ++row) {  // row = b * tq + i
       T* hr = h + row * tk * a;
       hidden_row(qp + row * a, kp + row / s.tq * tk * a, tk, a, hr);
@@ -204,33 +185,29 @@ void weight_gradient(const Sizes& s, const T* g, const T* h, Index c0, Index c1,
 // with threads, the batch entries are shared out and dv's columns in a second pass.
 template <class T>
 void backward(const Sizes& s, const T* g, const T* h, const T* v, T* dqp, T* dkp, T* dv) {
-  const bool inputs = dqp || dkp, one_pass = inputs && dv && s.rows() * s.a < kParallelWork;
+  const bool inputs = dqp || dkp, one_pass = inputs && dv && s.rows() * s.a < kParallelElements;
   if (one_pass) std::fill(dv, dv + s.a, T(0));
   if (inputs)
-    for_chunks(s.batch, 1, s.tq * s.tk * s.a, [&](Index begin, Index end) {
+    for_each_item_range(s.batch, s.batch * s.tq * s.tk * s.a, 1, [&](Index begin, Index end) {
       std::vector<T> dpre(static_cast<std::size_t>(s.a));
       for (Index b = begin; b < end; ++b)
         input_gradients(s, b, g, h, v, dqp, dkp, dpre.data(), one_pass ? dv : nullptr);
     });
   if (dv && !one_pass)
-    for_chunks(s.a, 16, s.rows(),
-               [&](Index begin, Index end) { weight_gradient(s, g, h, begin, end, dv); });
-}
-
-std::string shape_of(const Tensor& x) {
-  return x.defined() ? fmt::format("{}", x.shape()) : std::string("undefined");
+    for_each_item_range(s.a, s.a * s.rows(), 16,
+                        [&](Index begin, Index end) { weight_gradient(s, g, h, begin, end, dv); });
 }
 
 Sizes check_inputs(const Tensor& qp, const Tensor& kp, const Tensor& v) {
   if (!qp.defined() || !kp.defined() || qp.ndim() != 3 || kp.ndim() != 3)
-    fail("{}: needs qp [B, Tq, A] and kp [B, Tk, A], got qp {} and kp {}", kOp, shape_of(qp),
-         shape_of(kp));
+    fail("{}: needs qp [B, Tq, A] and kp [B, Tk, A], got qp {} and kp {}", kOp,
+         shape_or_undefined(qp), shape_or_undefined(kp));
   if (qp.size(0) != kp.size(0) || qp.size(2) != kp.size(2))
     fail("{}: qp {} and kp {} must share the batch B and the width A ([B, Tq, A], [B, Tk, A])", kOp,
          qp.shape(), kp.shape());
   if (!v.defined() || v.ndim() != 2 || v.size(0) != 1 || v.size(1) != qp.size(2))
     fail("{}: v must be [1, A] = [1,{}] (a Linear A -> 1's weight), got {} (qp {}, kp {})", kOp,
-         qp.size(2), shape_of(v), qp.shape(), kp.shape());
+         qp.size(2), shape_or_undefined(v), qp.shape(), kp.shape());
   if (qp.dtype() != kp.dtype() || qp.dtype() != v.dtype())
     fail("{}: qp {} is {}, kp {} is {}, v {} is {}: they need one dtype", kOp, qp.shape(),
          dtype_name(qp.dtype()), kp.shape(), dtype_name(kp.dtype()), v.shape(),

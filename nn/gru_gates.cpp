@@ -38,16 +38,6 @@ namespace gru {
 
 constexpr std::string_view kOp = "gru_gates";
 
-// Rows [begin, end) of the batch, each on its own: the bits never depend on the threads.
-template <class Body>
-void for_rows(Index batch, Index hidden, const Body& body) {
-  if (batch * 3 * hidden < kParallelElements) {
-    body(Index{0}, batch);
-    return;
-  }
-  parallel_for(batch, 1, [&](Index begin, Index end) { body(begin, end); });
-}
-
 // ---- forward -------------------------------------------------------------------------------
 
 // One row: gates = [r | z | n] (kept for the backward), out = h'. scratch holds H numbers.
@@ -74,7 +64,7 @@ void forward_row(const T* gi, const T* gh, const T* h, Index H, T* gates, T* out
 
 template <class T>
 void forward(Index B, Index H, const T* gi, const T* gh, const T* h, T* gates, T* out) {
-  for_rows(B, H, [&](Index begin, Index end) {
+  for_each_item_range(B, B * 3 * H, 1, [&](Index begin, Index end) {  // rows on their own
     std::vector<T> scratch(static_cast<std::size_t>(H));
     for (Index b = begin; b < end; ++b)
       forward_row(gi + b * 3 * H, gh + b * 3 * H, h + b * H, H, gates + b * 3 * H, out + b * H,
@@ -122,7 +112,7 @@ void backward_row(const T* g, const T* gates, const T* gh, const T* h, Index H, 
 template <class T>
 void backward(Index B, Index H, const T* g, const T* gates, const T* gh, const T* h, T* dgi, T* dgh,
               T* dh) {
-  for_rows(B, H, [&](Index begin, Index end) {
+  for_each_item_range(B, B * 3 * H, 1, [&](Index begin, Index end) {  // rows on their own
     std::vector<T> scratch(static_cast<std::size_t>(5 * H));
     for (Index b = begin; b < end; ++b)
       backward_row(g + b * H, gates + b * 3 * H, gh + b * 3 * H, h + b * H, H,
@@ -131,15 +121,11 @@ void backward(Index B, Index H, const T* g, const T* gates, const T* gh, const T
   });
 }
 
-std::string shape_of(const Tensor& x) {
-  return x.defined() ? fmt::format("{}", x.shape()) : std::string("undefined");
-}
-
 void check_inputs(const Tensor& gi, const Tensor& gh, const Tensor& h) {
   if (!gi.defined() || !gh.defined() || !h.defined() || h.ndim() != 2 ||
       gi.shape() != Shape{h.size(0), 3 * h.size(1)} || gh.shape() != gi.shape())
     fail("{}: needs gi [B, 3H], gh [B, 3H] and h [B, H], got gi {}, gh {} and h {}", kOp,
-         shape_of(gi), shape_of(gh), shape_of(h));
+         shape_or_undefined(gi), shape_or_undefined(gh), shape_or_undefined(h));
   if (gi.dtype() != gh.dtype() || gi.dtype() != h.dtype())
     fail("{}: gi {} is {}, gh {} is {}, h {} is {}: they need one dtype", kOp, gi.shape(),
          dtype_name(gi.dtype()), gh.shape(), dtype_name(gh.dtype()), h.shape(),

@@ -4,6 +4,7 @@
 
 #include "autograd/saved_array.h"
 #include "tensor/parallel.h"
+#include "tensor/vector_math.h"
 
 namespace attend::nn {
 
@@ -31,14 +32,7 @@ constexpr Index kRows = 8;
 
 // a b + c rounded once where the processor has fused multiply-adds, else twice (what the
 // compiler made of the same expressions before).
-template <class T>
-inline T multiply_add(T a, T b, T c) {
-#if defined(__AVX512F__) || defined(__FMA__)
-  return std::fma(a, b, c);
-#else
-  return a * b + c;
-#endif
-}
+using vector_math::multiply_add;
 
 // Rows x[k * d + i] for k < R: xhat, y and rstd.
 template <int R, class T>
@@ -81,10 +75,7 @@ void forward(Index rows, Index d, T eps, const T* x, const T* gamma, const T* be
                           rstd + one);
     }
   };
-  if (rows * d < kParallelElements)
-    body(0, groups);
-  else
-    parallel_for(groups, 1, body);
+  for_each_item_range(groups, rows * d, 1, body);
 }
 
 // dL/dx of rows k < R.
@@ -123,10 +114,7 @@ void backward(Index rows, Index d, const T* g, const T* xhat, const T* rstd, con
           input_gradient_rows<1>(g + one * d, xhat + one * d, rstd + one, d, gamma, dx + one * d);
     }
   };
-  if (rows * d < kParallelElements)
-    body(0, groups);
-  else
-    parallel_for(groups, 1, body);
+  for_each_item_range(groups, rows * d, 1, body);
   // dgamma and dbeta: one chain per column over the rows in order, the columns side by side.
   for (Index r = 0; r < rows; ++r)
 #pragma omp simd

@@ -34,16 +34,25 @@ void parallel_for(Index n, Index grain, const std::function<void(Index begin, In
 // waking a thread costs more than it saves (a ReLU of 2^18 floats takes about 0.1 ms).
 constexpr Index kParallelElements = Index{1} << 18;
 
+// body(begin, end) over [0, n) items (rows of a batch, say) that together take `work` elements'
+// worth of work: on the calling thread below kParallelElements, else with parallel_for in
+// chunks of a multiple of `grain` items. For kernels that compute each item on its own, so
+// that the result never depends on the number of threads.
+template <class Body>
+void for_each_item_range(Index n, Index work, Index grain, const Body& body) {
+  if (work < kParallelElements) {
+    body(Index{0}, n);
+    return;
+  }
+  parallel_for(n, grain, [&](Index begin, Index end) { body(begin, end); });
+}
+
 // body(begin, end) over [0, n): on the calling thread for small n, else with parallel_for.
 // For loops whose every element is computed on its own, so the result never depends on the
 // number of threads.
 template <class Body>
 void for_each_range(Index n, const Body& body) {
-  if (n < kParallelElements) {
-    body(Index{0}, n);
-    return;
-  }
-  parallel_for(n, kParallelElements / 4, [&](Index begin, Index end) { body(begin, end); });
+  for_each_item_range(n, n, kParallelElements / 4, body);
 }
 
 }  // namespace attend

@@ -118,4 +118,17 @@ inline double erf(double x) {
   return std::erf(x);
 }
 
+// acc + x y as the course's GEMM and its compiled loops compute it: rounded once (a fused
+// multiply-add) where the processor has them, else a multiply and an add, rounded twice (an
+// x86-64 build without FMA, where std::fma would be a slow libm call, and other bits). For
+// code that must give the bits of a GEMM or of a loop the compiler contracted.
+template <class T>
+inline T multiply_add(T x, T y, T acc) {
+#if defined(__AVX512F__) || defined(__FMA__)
+  return std::fma(x, y, acc);
+#else
+  return acc + x * y;
+#endif
+}
+
 }  // namespace attend::vector_math
