@@ -1,10 +1,12 @@
-// A small thread pool for parallel_for. Workers sleep on a condition variable between
-// jobs rather than spinning: on the course's virtual machines a spinning thread can take
-// the core that the working thread needs.
+// A small thread pool for parallel_for. Between jobs a worker watches for the next one for
+// a moment (kSpinTime), then sleeps on a condition variable: spinning for longer could take
+// the core that a working thread needs.
 #include "tensor/parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -30,6 +32,33 @@ int initial_threads() {
     return n;
   }
   return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxThreads);
+}
+
+// Waking a sleeping thread takes tens of microseconds on the course's virtual machines, as
+// long as a small product itself. So a thread that has just finished a job, or waits for one
+// to finish, first watches for the next event this long before it goes to sleep: in a loop
+// of many small parallel jobs (a backward pass) no one sleeps, and a thread with nothing to
+// do burns at most this much of a core before it leaves the core to others.
+constexpr auto kSpinTime = std::chrono::microseconds(200);
+
+// Tells the core that this is a wait loop (so a sibling thread on the same core gets its
+// share, and leaving the loop does not stall on a mis-speculated memory order).
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until done() or kSpinTime has passed; returns done().
+template <class Done>
+bool spin_until(const Done& done) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  for (int i = 0;; ++i) {
+    if (done()) return true;
+    // The clock costs ~20 ns; reading it every 64 rounds keeps the loop a loop of loads.
+    if (i % 64 == 63 && std::chrono::steady_clock::now() > deadline) return done();
+    spin_pause();
+  }
 }
 
 class ThreadPool {
@@ -59,7 +88,7 @@ class ThreadPool {
       std::lock_guard lock(mutex_);
       task_ = &task;
       pending_ = size() - 1;
-      ++generation_;
+      ++generation_;  // after task_ and pending_: a spinning worker reads them once it sees this
     }
     wake_.notify_all();
     std::exception_ptr error;
@@ -68,8 +97,11 @@ class ThreadPool {
     } catch (...) {
       error = std::current_exception();
     }
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [this] { return pending_ == 0; });
+    if (!spin_until([this] { return pending_ == 0; })) {
+      std::unique_lock lock(mutex_);
+      done_.wait(lock, [this] { return pending_ == 0; });
+    }
+    std::lock_guard lock(mutex_);
     task_ = nullptr;
     if (!error) error = worker_error_;
     worker_error_ = nullptr;
@@ -79,10 +111,12 @@ class ThreadPool {
  private:
   void work(int t, std::uint64_t seen) {
     for (;;) {
+      auto next_job = [&] { return stopping_ || generation_ != seen; };
       const std::function<void(int)>* task;
       {
+        const bool ready = spin_until(next_job);
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (!ready) wake_.wait(lock, next_job);
         if (stopping_) return;
         seen = generation_;
         task = task_;
@@ -114,9 +148,10 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   const std::function<void(int)>* task_ = nullptr;
   std::exception_ptr worker_error_;
-  std::uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stopping_ = false;
+  // Written under mutex_; atomic so that a spinning thread may read them without it.
+  std::atomic<std::uint64_t> generation_ = 0;
+  std::atomic<int> pending_ = 0;
+  std::atomic<bool> stopping_ = false;
 };
 
 // Set while a thread runs a parallel_for body: a nested parallel_for (a GEMM inside a
@@ -179,6 +214,13 @@ void parallel_for(Index n, Index grain, const std::function<void(Index, Index)>&
       ~Reset() { inside_parallel_for = false; }
     } reset;
     if (begin < end) body(begin, end);
+  });
+}
+
+void run_both(const std::function<void()>& first, const std::function<void()>& second) {
+  parallel_for(2, 1, [&](Index begin, Index end) {
+    if (begin == 0) first();
+    if (end == 2) second();
   });
 }
 

@@ -30,6 +30,12 @@ void set_num_threads(int threads);
 // is one thread or too little work for more than one chunk.
 void parallel_for(Index n, Index grain, const std::function<void(Index begin, Index end)>& body);
 
+// Runs first() and second(), which must not depend on each other: at the same time on two
+// threads when there are two and the pool is free, else one after the other on the calling
+// thread. For two pieces of work each too small to split, such as the two gradients of a
+// small matrix product; a parallel loop inside either runs on that piece's thread alone.
+void run_both(const std::function<void()>& first, const std::function<void()>& second);
+
 // Elementwise loops over this many elements or more are shared out to the threads; below it,
 // waking a thread costs more than it saves (a ReLU of 2^18 floats takes about 0.1 ms).
 constexpr Index kParallelElements = Index{1} << 18;
