@@ -16,8 +16,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   bool da = a.requires_grad(), db = b.requires_grad();
   return make_op("matmul", matmul(a.data(), b.data()), {a, b}, [=](const NDArray& g) -> Grads {
     NDArray ga, gb;
-    if (da) ga = sum_to(matmul(g, bv, false, true), av.shape());
-    if (db) {
+    auto grad_a = [&] { ga = sum_to(matmul(g, bv, false, true), av.shape()); };
+    auto grad_b = [&] {
       if (bv.ndim() == 2) {
         // One B shared by the whole batch: stack the batch into rows, one product.
         const Index k = av.size(-1), n = g.size(-1);
@@ -25,6 +25,13 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
       } else {
         gb = sum_to(matmul(av, g, true, false), bv.shape());
       }
+    };
+    if (da && db) {
+      run_two_products(g.numel() * av.size(-1), grad_a, grad_b);  // each M N K multiply-adds
+    } else if (da) {
+      grad_a();
+    } else if (db) {
+      grad_b();
     }
     return {ga, gb};
   });

@@ -60,9 +60,18 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   auto backward = [=, ws = SavedArray(w, "input #1"),
                    xs = SavedArray(x2, "input #0")](const NDArray& g) -> Grads {
     NDArray g2 = g.reshape({-1, out});
-    NDArray gx = dx ? matmul(g2, ws).reshape(x_shape) : NDArray();
-    NDArray gw = dw ? matmul(g2, xs, true, false) : NDArray();
-    NDArray gb = db ? sum(g2, 0) : NDArray();
+    NDArray gx, gw, gb;
+    auto grad_x = [&] { gx = matmul(g2, ws).reshape(x_shape); };
+    auto grad_w_and_b = [&] {
+      if (dw) gw = matmul(g2, xs, true, false);
+      if (db) gb = sum(g2, 0);
+    };
+    if (dx && dw) {
+      run_two_products(g.numel() * in, grad_x, grad_w_and_b);  // each N out in multiply-adds
+    } else {
+      if (dx) grad_x();
+      grad_w_and_b();
+    }
     if (has_bias) return {gx, gw, gb};
     return {gx, gw};
   };

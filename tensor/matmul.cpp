@@ -1,6 +1,7 @@
 #include "tensor/matmul.h"
 
 #include "tensor/gemm.h"
+#include "tensor/parallel.h"
 
 namespace attend {
 namespace {
@@ -82,6 +83,20 @@ NDArray matmul(const NDArray& a, const NDArray& b, bool transpose_a, bool transp
     }
   });
   return out;
+}
+
+// Below this many multiply-adds a product takes well under a microsecond (it skips packing,
+// see gemm_uses_small_loops): about what handing it to the other thread costs.
+constexpr Index kSideBySideWork = Index{1} << 14;
+
+void run_two_products(Index work, const std::function<void()>& first,
+                      const std::function<void()>& second) {
+  if (work >= kSideBySideWork) {
+    run_both(first, second);
+  } else {
+    first();
+    second();
+  }
 }
 
 }  // namespace attend

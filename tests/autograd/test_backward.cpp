@@ -213,3 +213,25 @@ TEST_CASE("unbind: parts share one gradient buffer, also across retained passes"
   y.backward();  // a second pass adds the same again, from a fresh buffer
   check_close(x.grad().data(), f64({20, 0, 2, 20, 0, 2}, {2, 3}));
 }
+
+TEST_CASE("matmul's two gradients have the same bits at one and two threads", "[autograd]") {
+  // With two threads, dL/dA and dL/dB are computed side by side.
+  Generator gen(4);
+  struct Case {
+    Shape a, b;
+  };
+  for (const Case& c : {Case{{40, 48}, {48, 36}}, Case{{3, 20, 48}, {48, 36}},
+                        Case{{3, 20, 48}, {3, 48, 36}}, Case{{2, 1, 20, 48}, {3, 48, 36}}}) {
+    CAPTURE(c.a, c.b);
+    const NDArray a = NDArray::normal(c.a, gen, 0, 1, kFloat32);
+    const NDArray b = NDArray::normal(c.b, gen, 0, 1, kFloat32);
+    auto run = [&](int threads) {
+      ThreadCount count(threads);
+      Tensor at = Tensor(a.clone()).requires_grad_(), bt = Tensor(b.clone()).requires_grad_();
+      Tensor y = matmul(at, bt);
+      sum(y * y).backward();
+      return std::vector<NDArray>{at.grad().data(), bt.grad().data()};
+    };
+    check_same_bits(run(2), run(1));
+  }
+}

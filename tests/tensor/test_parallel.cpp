@@ -1,9 +1,11 @@
-// The thread pool's two entry points, parallel_for and run_both.
+// The thread pool's two entry points, parallel_for and run_both, and the products that the
+// backward passes of matmul and linear run side by side (run_two_products).
 #include <atomic>
 #include <stdexcept>
 #include <thread>
 
 #include "support.h"
+#include "tensor/matmul.h"
 
 using namespace attend;
 using namespace attend::testing;
@@ -82,4 +84,22 @@ TEST_CASE("thousands of small jobs in a row each run exactly once", "[tensor]") 
     });
   }
   CHECK(std::count(seen.begin(), seen.end(), 5000) == 64);
+}
+
+TEST_CASE("run_two_products gives the same arrays whichever way it runs", "[tensor]") {
+  Generator gen(5);
+  const NDArray g = NDArray::normal({48, 40}, gen, 0, 1, kFloat32);
+  const NDArray w = NDArray::normal({40, 36}, gen, 0, 1, kFloat32);
+  const NDArray x = NDArray::normal({48, 36}, gen, 0, 1, kFloat32);
+  auto products = [&](int threads, Index work) {
+    ThreadCount count(threads);
+    NDArray gx, gw;
+    run_two_products(
+        work, [&] { gx = matmul(g, w); }, [&] { gw = matmul(g, x, true, false); });
+    return std::vector<NDArray>{gx, gw};
+  };
+  const Index work = 48 * 40 * 36;  // above the side-by-side threshold
+  const auto alone = products(1, work);
+  check_same_bits(products(2, work), alone);
+  check_same_bits(products(2, 1), alone);  // tiny: one after the other
 }

@@ -88,6 +88,25 @@ TEST_CASE("Linear computes x W^T + b and checks shapes", "[nn]") {
              Contains("linear: input [1,2] does not end in in_features 3 of weight [2,3]"));
 }
 
+TEST_CASE("Linear's gradients have the same bits at one and two threads", "[nn]") {
+  // With two threads, dL/dx and dL/dW (with dL/db) are computed side by side.
+  Generator gen(9);
+  nn::Linear fc(48, 40, true, gen);
+  const NDArray x = NDArray::normal({3, 30, 48}, gen, 0, 1, kFloat32);
+  const NDArray g = NDArray::normal({3, 30, 40}, gen, 0, 1, kFloat32);
+  auto run = [&](int threads, bool x_needs_grad) {
+    ThreadCount count(threads);
+    fc.zero_grad();
+    Tensor xt = Tensor(x.clone()).requires_grad_(x_needs_grad);
+    fc(xt).backward(g);
+    std::vector<NDArray> grads{fc.weight.grad().data(), fc.bias.grad().data()};
+    if (x_needs_grad) grads.push_back(xt.grad().data());
+    return grads;
+  };
+  for (bool x_needs_grad : {true, false})
+    check_same_bits(run(2, x_needs_grad), run(1, x_needs_grad));
+}
+
 TEST_CASE("Embedding looks rows up and never updates the padding row", "[nn]") {
   Generator gen(3);
   nn::Embedding emb(5, 3, /*padding_idx=*/0, gen);
