@@ -164,8 +164,7 @@ TEST_CASE("padded regions are masked exactly: attention computes what it does wi
   Tensor words(NDArray::from_vector(std::vector<std::int64_t>{1}, {1}));
   // f_init reads the sum of the real regions over all 5 slots (it says how many there are).
   const nn::LSTMState state = decoder.initial_state(padded);
-  check_close(state.h.data(),
-              tanh(decoder.init_h(sum(real, 1) / 5.0)).data());
+  check_close(state.h.data(), tanh(decoder.init_h(sum(real, 1) / 5.0)).data());
   // From the same state, a step over the padded regions is the step over the real ones.
   DecoderStep a = decoder.step(real, decoder.project_regions(real), words, state);
   DecoderStep b = decoder.step(padded, decoder.project_regions(padded), words, state);
