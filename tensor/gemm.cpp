@@ -330,8 +330,9 @@ void gemm_small(const GemmShape& s, const float* a, Index lda, const float* b, I
 
 // Below this many multiply-adds a second thread costs more than it saves. From 64x64x64 on,
 // two threads beat one on the course's 2-core machine (bench_gemm, ATTEND_NUM_THREADS=2:
-// 64x64x64 98 -> 153 GFLOP/s, 2048x64x64 101 -> 179 when this went down from 2^24, once
-// the pool's workers spin briefly between jobs instead of sleeping: see parallel.cpp).
+// 64x64x64 about 100 -> 156 GFLOP/s, 2048x64x64 100 -> 174 when this went down from 2^24,
+// once the pool's workers spin briefly between jobs instead of sleeping: see parallel.cpp
+// and bench/README.md, "The second thread").
 constexpr Index kParallelWork = Index{1} << 18;
 
 }  // namespace

@@ -37,7 +37,8 @@ void parallel_for(Index n, Index grain, const std::function<void(Index begin, In
 void run_both(const std::function<void()>& first, const std::function<void()>& second);
 
 // Elementwise loops over this many elements or more are shared out to the threads; below it,
-// waking a thread costs more than it saves (a ReLU of 2^18 floats takes about 0.1 ms).
+// handing half to another thread costs more than it saves (a ReLU of 2^18 floats takes about
+// 0.1 ms; 2^16 was no faster at two threads, bench/README.md "The second thread").
 constexpr Index kParallelElements = Index{1} << 18;
 
 // body(begin, end) over [0, n) items (rows of a batch, say) that together take `work` elements'
