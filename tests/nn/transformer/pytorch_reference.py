@@ -4,7 +4,10 @@ nn.TransformerEncoderLayer and nn.TransformerDecoderLayer cases, with their weig
 test_pytorch_reference.cpp loads the same weights by name into attend's modules and checks that
 they give PyTorch's numbers. Run with Debian's PyTorch (apt-get install python3-torch):
 
-    /usr/bin/python3 tests/nn/transformer/pytorch_reference.py > tests/nn/transformer/pytorch_reference.h
+    /usr/bin/python3 tests/nn/transformer/pytorch_reference.py | clang-format \
+        --assume-filename=tests/nn/transformer/pytorch_reference.h > tests/nn/transformer/pytorch_reference.h
+
+(clang-format gives it the project's layout, as every C++ file has.)
 """
 import torch
 
