@@ -158,7 +158,7 @@ Tensor gelu(const Tensor& x, GeluApproximation approximate) {
     return {map(g, xv, [](auto g, auto x) {
       using T = decltype(x);
       const T c = T(std::numbers::sqrt2 * std::numbers::inv_sqrtpi), a = T(0.044715);
-      const T t = std::tanh(c * (x + a * x * x * x));
+      const T t = vector_math::tanh(c * (x + a * x * x * x));  // as the forward: vectorises
       return g * T(0.5) * (1 + t + x * (1 - t * t) * c * (1 + 3 * a * x * x));
     })};
   });
