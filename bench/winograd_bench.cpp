@@ -15,9 +15,11 @@
 //   conv/<layer>/b<batch>/im2col     attend::nn::conv2d with no graph (what the lessons run)
 //   conv/<layer>/b<batch>/winograd   the code below: filter transform, then per block of tiles
 //                                    the input transform, 16 gemm calls, the output transform
-// Before timing, both are compared with a float64 direct convolution on 2 images; the
-// largest error of each, relative to the largest output, is printed. Run it at one thread
-// (ATTEND_NUM_THREADS=1): the Winograd code here does not split its work over threads.
+// Before timing, both are compared with a float64 direct convolution on kCheckBatch images;
+// the largest error of each, relative to the largest output, is printed. Compare them at one
+// thread (ATTEND_NUM_THREADS=1): at two, gemm shares out the 16 products (from 2^18
+// multiply-adds), but the transforms here stay on one thread, while conv2d splits everything.
+// The sizes must be even (2x2 output tiles); the course's are.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -44,14 +46,12 @@ struct Layer {
 // REF-SAT's encoder (and lesson 09's): 3 -> 32 at 64x64, 32 -> 64 at 32x32, 64 -> 64 at 16x16.
 constexpr Layer kLayers[] = {{"conv1", 3, 32, 64}, {"conv2", 32, 64, 32}, {"conv3", 64, 64, 16}};
 constexpr Index kBatches[] = {32, 8};
-constexpr Index kCheckBatch = 2;
-// float32 rounding of sums of a few hundred products: well under 1e-5 of the largest output.
+// 5 images: conv3's blocks of 256 tiles then span several images, as in the timed runs.
+constexpr Index kCheckBatch = 5;
+// float32 rounding of sums of a few hundred products stays under 1e-6 of the largest output
+// (printed); the tolerance leaves a margin of a hundred.
 constexpr double kTolerance = 1e-4;
 constexpr Index kTilesPerBlock = 256;  // tiles transformed and multiplied together (V, M in L2)
-
-NDArray random_array(const attend::Shape& shape, double scale, attend::Generator& gen) {
-  return NDArray::normal(shape, gen, 0, scale);
-}
 
 // ---- Winograd F(2x2, 3x3) ----------------------------------------------------------------
 
@@ -68,7 +68,7 @@ std::vector<float> transform_filters(const float* w, Index out_channels, Index c
         for (int j = 0; j < 3; ++j)
           gg[i][j] = kG[i][0] * g[j] + kG[i][1] * g[3 + j] + kG[i][2] * g[6 + j];
       for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j)
+        for (int j = 0; j < 4; ++j)  // (G g) G^T: G^T's column j is G's row j
           u[((4 * i + j) * out_channels + o) * channels + c] =
               gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
     }
@@ -136,9 +136,10 @@ void transform_outputs(const float* m, const float* bias, Index out_channels, In
   for (Index o = 0; o < out_channels; ++o)
     for (Index p0 = 0; p0 < count; p0 += tiles_per_row) {
       const float* mo = m + o * count + p0;
-      for (Index i = 0; i < 4; ++i) {  // A^T m: row 0 = m0 + m1 + m2, row 1 = m1 - m2 - m3
-        float *a0 = at.data() + i * tiles_per_row, *a1 = a0 + 4 * tiles_per_row;
-        const float *m0 = mo + i * k_stride, *m1 = m0 + 4 * k_stride, *m2 = m1 + 4 * k_stride,
+      for (Index column = 0; column < 4; ++column) {  // A^T m, column by column of m:
+        // row 0 = m0 + m1 + m2, row 1 = m1 - m2 - m3, with m0 .. m3 the column's 4 numbers
+        float *a0 = at.data() + column * tiles_per_row, *a1 = a0 + 4 * tiles_per_row;
+        const float *m0 = mo + column * k_stride, *m1 = m0 + 4 * k_stride, *m2 = m1 + 4 * k_stride,
                     *m3 = m2 + 4 * k_stride;
 #pragma omp simd  // the rows do not overlap
         for (Index t = 0; t < tiles_per_row; ++t) {
@@ -148,7 +149,7 @@ void transform_outputs(const float* m, const float* bias, Index out_channels, In
       }
       const Index tile_row = (first + p0) / tiles_per_row;
       const Index b = tile_row / rows_per_image, top = 2 * (tile_row % rows_per_image);
-      for (Index i = 0; i < 2; ++i) {  // (A^T m) A + bias: output columns 2t and 2t + 1
+      for (Index i = 0; i < 2; ++i) {  // row i of (A^T m) A + bias: output columns 2t, 2t + 1
         const float* ai = at.data() + 4 * i * tiles_per_row;
         const float *c0 = ai, *c1 = c0 + tiles_per_row, *c2 = c1 + tiles_per_row,
                     *c3 = c2 + tiles_per_row;
@@ -233,9 +234,9 @@ struct Operands {
 Operands operands(const Layer& l, Index batch) {
   attend::Generator gen(0);
   const double fan_in_scale = 1 / std::sqrt(9.0 * static_cast<double>(l.channels));
-  return {random_array({batch, l.channels, l.size, l.size}, 1, gen),
-          random_array({l.out_channels, l.channels, 3, 3}, fan_in_scale, gen),
-          random_array({l.out_channels}, 0.1, gen)};
+  return {NDArray::normal({batch, l.channels, l.size, l.size}, gen, 0, 1),
+          NDArray::normal({l.out_channels, l.channels, 3, 3}, gen, 0, fan_in_scale),
+          NDArray::normal({l.out_channels}, gen, 0, 0.1)};
 }
 
 void check_layers() {
