@@ -33,7 +33,9 @@ void parallel_for(Index n, Index grain, const std::function<void(Index begin, In
 // Runs first() and second(), which must not depend on each other: at the same time on two
 // threads when there are two and the pool is free, else one after the other on the calling
 // thread. For two pieces of work each too small to split, such as the two gradients of a
-// small matrix product; a parallel loop inside either runs on that piece's thread alone.
+// small matrix product, or that split badly, such as the trainings of two small models
+// (lessons 09 and 10). A parallel loop inside either runs on that piece's thread alone, and
+// gives the numbers it gives on any number of threads.
 void run_both(const std::function<void()>& first, const std::function<void()>& second);
 
 // Elementwise loops over this many elements or more are shared out to the threads; below it,

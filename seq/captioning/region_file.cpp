@@ -1,6 +1,8 @@
 // The regions of many canvases in a temporary file (region_file.h).
 #include "seq/captioning/region_file.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -48,7 +50,8 @@ void RegionFile::write(Index first, const NDArray& regions) {
   const std::size_t bytes = canvas_bytes(regions_, features_);
   seek_canvas(file_.get(), first, bytes, "write");
   const auto n = static_cast<std::size_t>(regions.size(0));
-  if (std::fwrite(regions.data<float>(), bytes, n, file_.get()) != n)
+  // fflush: rows() reads the file itself, not through this FILE's buffer.
+  if (std::fwrite(regions.data<float>(), bytes, n, file_.get()) != n || std::fflush(file_.get()))
     fail("RegionFile::write: cannot write {} canvases (is the temporary folder full?)", n);
 }
 
@@ -56,12 +59,16 @@ Tensor RegionFile::rows(const std::vector<Index>& indices) const {
   if (!file_) fail("RegionFile::rows: the file was never created");
   NDArray out = NDArray::empty({static_cast<Index>(indices.size()), regions_, features_});
   const std::size_t bytes = canvas_bytes(regions_, features_);
-  float* dst = out.data<float>();
+  auto* dst = reinterpret_cast<char*>(out.data<float>());
+  const int descriptor = fileno(file_.get());
   for (std::size_t i = 0; i < indices.size(); ++i) {
     if (indices[i] < 0 || indices[i] >= count_)
       fail("RegionFile::rows: canvas {} is outside 0..{}", indices[i], count_ - 1);
-    seek_canvas(file_.get(), indices[i], bytes, "rows");
-    if (std::fread(dst + i * bytes / sizeof(float), bytes, 1, file_.get()) != 1)
+    // pread (POSIX) reads at an offset and leaves the file's position alone, so two models
+    // that train side by side (lessons 09 and 10) can read their batches at the same time; a
+    // seek and a read would race for the one position.
+    const auto offset = static_cast<off_t>(static_cast<std::size_t>(indices[i]) * bytes);
+    if (pread(descriptor, dst + i * bytes, bytes, offset) != static_cast<ssize_t>(bytes))
       fail("RegionFile::rows: cannot read canvas {} (was it written?)", indices[i]);
   }
   return Tensor(out);

@@ -25,6 +25,7 @@ class RegionFile {
   // Writes regions float32 [n, regions, features] as canvases first .. first + n - 1.
   void write(Index first, const NDArray& regions);
   // Canvases `indices` (each written before), as a Tensor [indices, regions, features].
+  // Threads may call this at the same time (models trained side by side); not during write.
   Tensor rows(const std::vector<Index>& indices) const;
 
   Shape shape() const { return {count_, regions_, features_}; }
