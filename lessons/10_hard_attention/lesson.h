@@ -169,6 +169,7 @@ double microseconds_per_word(CaptionDecoder& decoder, const NDArray& regions, In
 // The models of one kind (soft or hard attention) trained on --seeds seeds.
 struct Trained {
   std::unique_ptr<CaptionDecoder> decoder;      // the first seed's model, scored below
+  std::unique_ptr<Generator> decoder_gen;       // the one its dropout draws from
   std::vector<std::vector<double>> nll_curves;  // per seed: training nll per epoch
   double seconds = 0;
 };

@@ -59,9 +59,10 @@ int run(const Options& o) {
   Trained hard = train_model(t, o, d, /*soft=*/false);
   plot_curves(o, soft, hard);
   t.say(
-      "Training took {:.0f} s (soft, {} seeds) and {:.0f} s (hard, {} seeds); curves in\n"
+      "Training took {:.0f} s (soft, {} seeds) and {:.0f} s (hard, {} seeds){}; curves in\n"
       "{}/training.png.\n",
-      soft.seconds, o.seeds, hard.seconds, o.seeds, o.out);
+      soft.seconds, o.seeds, hard.seconds, o.seeds,
+      num_threads() > 1 && o.seeds > 1 ? ", two seeds at a time on two cores" : "", o.out);
 
   t.heading("3. Measuring the differences");
   t.say(
