@@ -60,10 +60,19 @@ constexpr Index kStripPixels = 128;
 PreparedCanvases prepare(app::Transcript& t, const Options& o, RegionEncoder& encoder);
 // The decoder's sizes for these canvases and flags.
 CaptionDecoderSizes sizes_for(const PreparedCanvases& d, const Options& o);
-// Trains a decoder with this lambda, printing each epoch; the CSV log is <out>/<log_name>.csv.
-std::vector<CaptionEpoch> train(app::Transcript& t, const Options& o, const PreparedCanvases& d,
-                                CaptionDecoder& decoder, double lambda, Generator& gen,
-                                const std::string& log_name);
+// A decoder trained with this lambda: its epochs, and how long it took.
+struct Training {
+  double lambda = 0;
+  std::string log_name;  // the CSV log is <out>/<log_name>.csv
+  std::vector<CaptionEpoch> records;
+  double seconds = 0;
+};
+// Trains a decoder, with or without the progress line. Prints nothing: two decoders may train
+// side by side.
+Training train(const Options& o, const PreparedCanvases& d, CaptionDecoder& decoder, double lambda,
+               Generator& gen, const std::string& log_name, bool progress);
+// Each epoch's losses and validation word accuracy, and the time.
+void print_training(app::Transcript& t, const Options& o, const Training& training);
 // Section 4: the scores of greedy and beam captions, the targets, the mistakes.
 void section_captions(app::Transcript& t, const Options& o, const CaptionScores& greedy,
                       const CaptionScores& beam);

@@ -29,15 +29,13 @@ void configure(CaptionDecoder& decoder, const Options& o) {
   decoder.init_from_image = o.init;
 }
 
-// Section 7: a second decoder, the same but for lambda, and the table of the two.
+// Section 7: the second decoder, the same but for lambda (trained beside the first, in
+// section 3), and the table of the two.
 void section_lambda(app::Transcript& t, const Options& o, const PreparedCanvases& d,
-                    const CaptionScores& first) {
+                    const CaptionScores& first, CaptionDecoder& twin, const Training& training) {
   t.heading("7. What the doubly stochastic regulariser does");
   t.say("A second decoder, the same in every way but lambda = {}:\n", o.compare_lambda);
-  Generator twin_gen(o.seed + 1000);
-  CaptionDecoder twin(sizes_for(d, o), twin_gen);
-  configure(twin, o);
-  train(t, o, d, twin, o.compare_lambda, twin_gen, "training_compare_lambda");
+  print_training(t, o, training);
   CaptionScores other = evaluate(twin, d.test_regions, d.splits.test, d.vocab, o.beam);
   lambda_table(t, {{o.lambda, first}, {o.compare_lambda, other}});
 }
@@ -66,15 +64,35 @@ int run(const Options& o) {
       "{} parameters. Loss: -log p(y|a) summed over the caption + lambda sum_i (1 - sum_t\n"
       "alpha_ti)^2 with lambda = {}; Adam lr {}, batch {}, {} epochs.\n",
       decoder.parameters_used(), o.lambda, o.lr, o.batch, o.epochs);
-  std::vector<CaptionEpoch> records = train(t, o, d, decoder, o.lambda, gen, "training");
-  plot_training(records, o.out);
+  if (o.lambda_table)
+    t.say("Section 7's decoder (lambda = {}) trains {}.\n", o.compare_lambda,
+          num_threads() > 1 ? "at the same time, on the second core" : "after it (one thread)");
+  // Section 7's decoder shares nothing with this one, so it trains at the same time, on the
+  // other core (run_both; one after the other with one thread). An op's numbers do not depend
+  // on the thread that runs it: each decoder learns what it would learn alone.
+  Generator twin_gen(o.seed + 1000);
+  CaptionDecoder twin(sizes_for(d, o), twin_gen);
+  configure(twin, o);
+  Training training, twin_training;
+  auto train_first = [&] {
+    training = train(o, d, decoder, o.lambda, gen, "training", o.progress);
+  };
+  if (o.lambda_table)
+    run_both(train_first, [&] {
+      twin_training = train(o, d, twin, o.compare_lambda, twin_gen, "training_compare_lambda",
+                            /*progress=*/false);
+    });
+  else
+    train_first();  // alone, its ops use both cores
+  print_training(t, o, training);
+  plot_training(training.records, o.out);
 
   CaptionScores greedy = evaluate(decoder, d.test_regions, d.splits.test, d.vocab, 1);
   CaptionScores beam = evaluate(decoder, d.test_regions, d.splits.test, d.vocab, o.beam);
   section_captions(t, o, greedy, beam);
   section_where(t, beam, d.splits.test);
   section_gate(t, decoder, d);
-  if (o.lambda_table) section_lambda(t, o, d, beam);
+  if (o.lambda_table) section_lambda(t, o, d, beam, twin, twin_training);
   write_strips(t, o, decoder, d);
   if (picture.defined()) caption_image(t, o, picture, encoder, decoder, d);
   t.say("\nWhole run: {:.0f} s. Wrote {}/summary.txt, training.csv, training.png and strips/.\n",

@@ -104,27 +104,33 @@ CaptionDecoderSizes sizes_for(const PreparedCanvases& d, const Options& o) {
   return {.vocab = d.vocab.size(), .dropout = o.dropout, .lstm_sees_content = o.lstm_sees_content};
 }
 
-std::vector<CaptionEpoch> train(app::Transcript& t, const Options& o, const PreparedCanvases& d,
-                                CaptionDecoder& decoder, double lambda, Generator& gen,
-                                const std::string& log_name) {
+Training train(const Options& o, const PreparedCanvases& d, CaptionDecoder& decoder, double lambda,
+               Generator& gen, const std::string& log_name, bool progress) {
   const auto start = std::chrono::steady_clock::now();
-  std::vector<CaptionEpoch> records = train_decoder(
-      decoder, d.train_regions, d.splits.train, d.validation_regions, d.splits.validation, d.vocab,
-      {.epochs = o.epochs,
-       .batch = o.batch,
-       .lr = o.lr,
-       .lambda = lambda,
-       .log_path = o.out + "/" + log_name + ".csv",
-       .progress = o.progress},
-      gen);
-  for (const CaptionEpoch& r : records)
+  Training training;
+  training.lambda = lambda;
+  training.log_name = log_name;
+  training.records = train_decoder(decoder, d.train_regions, d.splits.train, d.validation_regions,
+                                   d.splits.validation, d.vocab,
+                                   {.epochs = o.epochs,
+                                    .batch = o.batch,
+                                    .lr = o.lr,
+                                    .lambda = lambda,
+                                    .log_path = o.out + "/" + log_name + ".csv",
+                                    .progress = progress},
+                                   gen);
+  training.seconds = app::seconds_since(start);
+  return training;
+}
+
+void print_training(app::Transcript& t, const Options& o, const Training& training) {
+  for (const CaptionEpoch& r : training.records)
     t.say(
         "  epoch {:2d}: loss {:7.3f} = nll {:6.3f} + {} x penalty {:6.3f} | validation word "
         "accuracy {:.1f}%\n",
-        r.epoch, r.loss, r.nll, lambda, r.penalty, 100 * r.validation_word_accuracy);
-  t.say("Trained in {:.0f} s; per-epoch losses in {}/{}.csv.\n", app::seconds_since(start), o.out,
-        log_name);
-  return records;
+        r.epoch, r.loss, r.nll, training.lambda, r.penalty, 100 * r.validation_word_accuracy);
+  t.say("Trained in {:.0f} s; per-epoch losses in {}/{}.csv.\n", training.seconds, o.out,
+        training.log_name);
 }
 
 void section_captions(app::Transcript& t, const Options& o, const CaptionScores& greedy,
