@@ -66,7 +66,7 @@ int run(const Options& o) {
       decoder.parameters_used(), o.lambda, o.lr, o.batch, o.epochs);
   if (o.lambda_table)
     t.say("Section 7's decoder (lambda = {}) trains {}.\n", o.compare_lambda,
-          num_threads() > 1 ? "at the same time, on the second core" : "after it (one thread)");
+          num_threads() > 1 ? "at the same time, on a second thread" : "after it (one thread)");
   // Section 7's decoder shares nothing with this one, so it trains at the same time, on the
   // other core (run_both; one after the other with one thread). An op's numbers do not depend
   // on the thread that runs it: each decoder learns what it would learn alone.

@@ -55,14 +55,15 @@ int run(const Options& o) {
   PreparedCanvases d = prepare(t, o, encoder);
 
   t.heading("2. Training: soft attention (lesson 09) and hard attention (sampled regions)");
+  if (num_threads() > 1 && o.seeds > 1)
+    t.say("The seeds of a model train two at a time, side by side on two threads.\n");
   Trained soft = train_model(t, o, d, /*soft=*/true);
   Trained hard = train_model(t, o, d, /*soft=*/false);
   plot_curves(o, soft, hard);
   t.say(
-      "Training took {:.0f} s (soft, {} seeds) and {:.0f} s (hard, {} seeds){}; curves in\n"
+      "Training took {:.0f} s (soft, {} seeds) and {:.0f} s (hard, {} seeds); curves in\n"
       "{}/training.png.\n",
-      soft.seconds, o.seeds, hard.seconds, o.seeds,
-      num_threads() > 1 && o.seeds > 1 ? ", two seeds at a time on two cores" : "", o.out);
+      soft.seconds, o.seeds, hard.seconds, o.seeds, o.out);
 
   t.heading("3. Measuring the differences");
   t.say(
