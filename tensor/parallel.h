@@ -35,7 +35,8 @@ void parallel_for(Index n, Index grain, const std::function<void(Index begin, In
 // thread. For two pieces of work each too small to split, such as the two gradients of a
 // small matrix product, or that split badly, such as the trainings of two small models
 // (lessons 09 and 10). A parallel loop inside either runs on that piece's thread alone, and
-// gives the numbers it gives on any number of threads.
+// gives the numbers it gives on the pool: the kernels cut their work by num_threads(), not by
+// which threads run the pieces.
 void run_both(const std::function<void()>& first, const std::function<void()>& second);
 
 // Elementwise loops over this many elements or more are shared out to the threads; below it,

@@ -67,9 +67,9 @@ int run(const Options& o) {
   if (o.lambda_table)
     t.say("Section 7's decoder (lambda = {}) trains {}.\n", o.compare_lambda,
           num_threads() > 1 ? "at the same time, on a second thread" : "after it (one thread)");
-  // Section 7's decoder shares nothing with this one, so it trains at the same time, on the
-  // other core (run_both; one after the other with one thread). An op's numbers do not depend
-  // on the thread that runs it: each decoder learns what it would learn alone.
+  // Section 7's decoder writes nothing this one reads, so it trains at the same time, on a
+  // second thread (run_both; one after the other with one thread). An op's numbers do not
+  // depend on the thread that runs it: each decoder learns what it would learn alone.
   Generator twin_gen(o.seed + 1000);
   CaptionDecoder twin(sizes_for(d, o), twin_gen);
   configure(twin, o);
@@ -83,7 +83,7 @@ int run(const Options& o) {
                             /*progress=*/false);
     });
   else
-    train_first();  // alone, its ops use both cores
+    train_first();  // alone, its ops use all the threads
   print_training(t, o, training);
   plot_training(training.records, o.out);
 

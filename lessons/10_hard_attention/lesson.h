@@ -168,8 +168,10 @@ double microseconds_per_word(CaptionDecoder& decoder, const NDArray& regions, In
 
 // The models of one kind (soft or hard attention) trained on --seeds seeds.
 struct Trained {
-  std::unique_ptr<CaptionDecoder> decoder;      // the first seed's model, scored below
-  std::unique_ptr<Generator> decoder_gen;       // the one its dropout draws from
+  // The first seed's model, scored below, and the generator its dropout keeps a reference to
+  // (declared first, so that it outlives the model).
+  std::unique_ptr<Generator> decoder_gen;
+  std::unique_ptr<CaptionDecoder> decoder;
   std::vector<std::vector<double>> nll_curves;  // per seed: training nll per epoch
   double seconds = 0;
 };

@@ -60,18 +60,18 @@ SeedRun train_seed(const Options& o, const PreparedCanvases& d, bool soft, int s
 Trained train_model(app::Transcript& t, const Options& o, const PreparedCanvases& d, bool soft) {
   Trained trained;
   const auto start = std::chrono::steady_clock::now();
-  // The seeds' trainings share nothing, so two of them train at a time, side by side on two
-  // cores (run_both; one after the other when there is one thread). Each runs all its ops on
-  // its own thread, and an op's numbers do not depend on the threads it runs on: the same
-  // numbers as one training at a time, in about two thirds of the time. The progress line
-  // follows the first of the two.
+  // The seeds' trainings write nothing another reads, so two of them train at a time, side by
+  // side on two threads (run_both; one after the other when there is one thread). Each runs
+  // all its ops on its own thread, and an op's numbers do not depend on the threads it runs
+  // on: the same numbers as one training at a time, in about two thirds of the time. The
+  // progress line follows the first of the two.
   for (int first = 0; first < o.seeds; first += 2) {
     std::vector<SeedRun> runs(first + 1 < o.seeds ? 2 : 1);
     auto train_first = [&] { runs[0] = train_seed(o, d, soft, first, o.progress); };
     if (runs.size() == 2)
       run_both(train_first, [&] { runs[1] = train_seed(o, d, soft, first + 1, false); });
     else
-      train_first();  // a last seed alone: its ops use both cores
+      train_first();  // a last seed alone: its ops use all the threads
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const int s = first + static_cast<int>(i);
       std::vector<double> curve;

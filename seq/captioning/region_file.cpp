@@ -3,14 +3,20 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "tensor/error.h"
 
 namespace attend::captioning {
 
 namespace {
+
+// A file over 2 GB (about 120,000 canvases of lesson 09's size) needs 64-bit offsets.
+static_assert(sizeof(off_t) >= 8, "RegionFile needs 64-bit file offsets");
 
 std::size_t canvas_bytes(Index regions, Index features) {
   return static_cast<std::size_t>(regions * features) * sizeof(float);
@@ -68,8 +74,10 @@ Tensor RegionFile::rows(const std::vector<Index>& indices) const {
     // that train side by side (lessons 09 and 10) can read their batches at the same time; a
     // seek and a read would race for the one position.
     const auto offset = static_cast<off_t>(static_cast<std::size_t>(indices[i]) * bytes);
+    errno = 0;
     if (pread(descriptor, dst + i * bytes, bytes, offset) != static_cast<ssize_t>(bytes))
-      fail("RegionFile::rows: cannot read canvas {} (was it written?)", indices[i]);
+      fail("RegionFile::rows: cannot read canvas {} (was it written?){}", indices[i],
+           errno != 0 ? fmt::format(": {}", std::strerror(errno)) : std::string());
   }
   return Tensor(out);
 }

@@ -2,8 +2,10 @@
 // sizes), its invariants, BLEU and decoding. (The captioner is the library's, seq/captioning/;
 // the doubly stochastic penalty is tested in tests/nn/loss, localisation in tests/interpret.)
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <memory>
+#include <thread>
 
 #include "attend.h"
 #include "support.h"
@@ -307,6 +309,22 @@ TEST_CASE("captioning's error texts name the function and the values it refuses"
                     "pooling_weights: pixel 64 of proposal 0 is outside the 8x8 canvas");
 }
 
+// run_both's two halves wait here for each other, so that they surely run at the same time (a
+// half that waited 2 s in vain says so: then run_both ran them one after the other).
+class StartTogether {
+ public:
+  bool arrive() {
+    arrived_ += 1;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (arrived_ < 2)
+      if (std::chrono::steady_clock::now() > deadline) return false;
+    return true;
+  }
+
+ private:
+  std::atomic<int> arrived_ = 0;
+};
+
 TEST_CASE("RegionFile: two threads reading at the same time each get their own rows") {
   // Lessons 09 and 10 train two decoders side by side, both reading batches from one file.
   // With one file position shared by a seek and a read, a thread could read at the other's.
@@ -316,8 +334,10 @@ TEST_CASE("RegionFile: two threads reading at the same time each get their own r
   const NDArray all = NDArray::normal({canvases, 8, 16}, gen, 0, 1, kFloat32);
   RegionFile file(canvases, 8, 16);
   file.write(0, all);
-  std::atomic<int> wrong = 0;
+  StartTogether start;
+  std::atomic<int> wrong = 0, together = 0;
   auto read_batches = [&](Index offset) {
+    together += start.arrive();
     for (Index round = 0; round < 3000; ++round) {
       std::vector<Index> batch;
       for (Index i = 0; i < 4; ++i) batch.push_back((offset + 7 * round + 13 * i) % canvases);
@@ -325,51 +345,82 @@ TEST_CASE("RegionFile: two threads reading at the same time each get their own r
     }
   };
   run_both([&] { read_batches(0); }, [&] { read_batches(31); });
+  CHECK(together == 2);
   CHECK(wrong == 0);
 }
 
 TEST_CASE("two decoders trained side by side learn exactly what each learns alone") {
   // Lesson 09 trains its lambda-table decoder beside the first, lesson 10 its seeds in pairs
   // (run_both). Each op then runs on its training's thread, and its numbers must not depend
-  // on that: every weight of either decoder the same, bit for bit, as when trained alone.
+  // on that: every weight and every epoch's record of either decoder the same, bit for bit,
+  // as when trained alone (on two threads, as the lessons did before). Dropout on, so that
+  // each training draws from its own generator all along.
   const Vocabulary vocab = tiny_vocabulary();
   std::vector<CanvasExample> captions;
-  for (int copy = 0; copy < 4; ++copy)
+  for (int copy = 0; copy < 16; ++copy)
     for (const CanvasExample& c : tiny_captions()) captions.push_back(c);
   const Index count = static_cast<Index>(captions.size()), regions = 4, features = 5;
   Generator data_gen(7);
   const NDArray all = NDArray::normal({count, regions, features}, data_gen, 0, 1, kFloat32);
   RegionFile file(count, regions, features);
   file.write(0, all);
-  CaptionTrainOptions options;
-  options.epochs = 3;
-  options.batch = 3;
-  options.progress = false;
-  auto train_one = [&](std::uint64_t seed, double lambda) {
-    Generator gen(seed);
-    auto decoder = std::make_unique<CaptionDecoder>(tiny_sizes(vocab.size(), features), gen);
-    CaptionTrainOptions with_lambda = options;
-    with_lambda.lambda = lambda;
-    train_decoder(*decoder, file, captions, all, captions, vocab, with_lambda, gen);
-    return decoder;
+  CaptionDecoderSizes sizes = tiny_sizes(vocab.size(), features);
+  sizes.dropout = 0.3;
+  struct Trained {
+    std::unique_ptr<Generator> gen;
+    std::unique_ptr<CaptionDecoder> decoder;
+    std::vector<CaptionEpoch> epochs;
   };
-  std::unique_ptr<CaptionDecoder> alone_first, alone_second, first, second;
-  {
-    testing::ThreadCount one(1);
-    alone_first = train_one(1, 0.0);
-    alone_second = train_one(2, 1.0);
-  }
+  auto train_one = [&](std::uint64_t seed, double lambda) {
+    Trained t;
+    t.gen = std::make_unique<Generator>(seed);
+    t.decoder = std::make_unique<CaptionDecoder>(sizes, *t.gen);
+    CaptionTrainOptions options;
+    options.epochs = 3;
+    options.batch = 3;
+    options.lambda = lambda;
+    options.progress = false;
+    t.epochs = train_decoder(*t.decoder, file, captions, all, captions, vocab, options, *t.gen);
+    return t;
+  };
   testing::ThreadCount two(2);
-  run_both([&] { first = train_one(1, 0.0); }, [&] { second = train_one(2, 1.0); });
-  const auto a = alone_first->named_parameters(), b = alone_second->named_parameters();
-  const auto c = first->named_parameters(), d = second->named_parameters();
-  REQUIRE(a.size() == c.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    INFO(a[i].first);
-    CHECK(testing::same_bits(a[i].second.data(), c[i].second.data()));
-    CHECK(testing::same_bits(b[i].second.data(), d[i].second.data()));
+  Trained alone_first = train_one(1, 0.0), alone_second = train_one(2, 1.0);
+  Trained first, second;
+  StartTogether start;
+  std::thread::id first_thread, second_thread;
+  std::atomic<int> together = 0;
+  run_both(
+      [&] {
+        first_thread = std::this_thread::get_id();
+        together += start.arrive();
+        first = train_one(1, 0.0);
+      },
+      [&] {
+        second_thread = std::this_thread::get_id();
+        together += start.arrive();
+        second = train_one(2, 1.0);
+      });
+  CHECK(first_thread != second_thread);
+  CHECK(together == 2);
+  for (const auto& [alone, side_by_side] :
+       {std::pair{&alone_first, &first}, std::pair{&alone_second, &second}}) {
+    const auto a = alone->decoder->named_parameters(),
+               b = side_by_side->decoder->named_parameters();
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      INFO(a[i].first);
+      CHECK(testing::same_bits(a[i].second.data(), b[i].second.data()));
+    }
+    REQUIRE(alone->epochs.size() == side_by_side->epochs.size());
+    for (std::size_t e = 0; e < alone->epochs.size(); ++e) {
+      CHECK(alone->epochs[e].loss == side_by_side->epochs[e].loss);
+      CHECK(alone->epochs[e].nll == side_by_side->epochs[e].nll);
+      CHECK(alone->epochs[e].validation_word_accuracy ==
+            side_by_side->epochs[e].validation_word_accuracy);
+    }
   }
-  // The two decoders did learn something different (the check above could not pass by
+  // The two decoders did learn something different (the checks above could not pass by
   // comparing a decoder with itself).
-  CHECK_FALSE(testing::same_bits(a[0].second.data(), b[0].second.data()));
+  CHECK_FALSE(testing::same_bits(alone_first.decoder->parameters()[0].data(),
+                                 alone_second.decoder->parameters()[0].data()));
 }
