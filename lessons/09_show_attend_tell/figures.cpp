@@ -48,14 +48,21 @@ void write_strips(app::Transcript& t, const Options& o, CaptionDecoder& decoder,
                         .kind = "image",
                         .seed = o.seed,
                         .flags = fmt::format("--epochs {} --beam {}", o.epochs, o.beam)};
-  for (Index i = 0; i < count; ++i) {
-    Caption caption = beam_decode(decoder, rows(d.test_regions, {i}), std::max<Index>(1, o.beam));
+  std::vector<Caption> captions;
+  for (Index i = 0; i < count; ++i)
+    captions.push_back(beam_decode(decoder, rows(d.test_regions, {i}), std::max<Index>(1, o.beam)));
+  // Drawing and compressing the PNGs takes most of this section's time (about 10 ms a strip),
+  // and no strip depends on another: the threads share them out.
+  parallel_for(count, 1, [&](Index begin, Index end) {
+    for (Index i = begin; i < end; ++i)
+      write_caption_strip(fmt::format("{}/test_{:03d}.png", folder, i),
+                          d.splits.test[static_cast<std::size_t>(i)].image,
+                          captions[static_cast<std::size_t>(i)], d.vocab);
+  });
+  for (Index i = 0; i < std::min(count, kViewerCaptions); ++i) {  // the viewer's file stays small
     const data::CanvasExample& canvas = d.splits.test[static_cast<std::size_t>(i)];
-    write_caption_strip(fmt::format("{}/test_{:03d}.png", folder, i), canvas.image, caption,
-                        d.vocab);
-    if (i >= kViewerCaptions) continue;  // the viewer's file stays a few megabytes at most
     run.examples.push_back(canvas_attention_example(canvas, fmt::format("test canvas {}", i)));
-    add_caption_maps(run.examples.back(), caption, d.vocab, "soft");
+    add_caption_maps(run.examples.back(), captions[static_cast<std::size_t>(i)], d.vocab, "soft");
   }
   t.say(
       "Wrote {} strips, {}/test_000.png ...: the canvas, then per generated word the\n"
