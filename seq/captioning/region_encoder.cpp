@@ -36,10 +36,15 @@ RegionEncoder::RegionEncoder(Index channels, Index features, Index labels, Gener
   register_module("classifier", classifier);
 }
 
+// Each block is conv 3x3, ReLU, max-pool 2, computed as conv, max-pool, ReLU: the maximum of
+// four ReLUs is the ReLU of their maximum, and the gradient reaches the same element (the
+// window's first maximum, when it is positive; none, when it is not), so every number is the
+// same while the ReLU and its backward touch a quarter of the elements. Measured: a ReLU and its
+// backward were about 5% of lesson 09's pre-training and ReLU 6% of encoding the canvases.
 Tensor RegionEncoder::feature_grid(const Tensor& images) {
-  Tensor x = nn::max_pool2d(relu(conv1(images)), 2);
-  x = nn::max_pool2d(relu(conv2(x)), 2);
-  return nn::max_pool2d(relu(conv3(x)), 2);
+  Tensor x = relu(nn::max_pool2d(conv1(images), 2));
+  x = relu(nn::max_pool2d(conv2(x), 2));
+  return relu(nn::max_pool2d(conv3(x), 2));
 }
 
 NDArray grid_coordinates(Index rows, Index columns, DType dtype) {
