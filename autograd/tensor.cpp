@@ -1,5 +1,6 @@
 #include "autograd/tensor.h"
 
+#include "tensor/parallel.h"
 #include "tensor/print.h"
 #include "tensor/random.h"
 
@@ -115,6 +116,17 @@ Tensor& Tensor::set_name(std::string name) {
 namespace {
 thread_local bool g_grad_enabled = true;
 thread_local bool g_detect_anomaly = false;
+
+// run_both (tensor/parallel.h) runs its second piece with these two settings of the caller's.
+std::uint64_t read_grad_settings() {
+  return (g_grad_enabled ? 1u : 0u) | (g_detect_anomaly ? 2u : 0u);
+}
+void write_grad_settings(std::uint64_t bits) {
+  g_grad_enabled = (bits & 1u) != 0;
+  g_detect_anomaly = (bits & 2u) != 0;
+}
+const bool kGradSettingsCarried =
+    (carry_thread_settings({read_grad_settings, write_grad_settings}), true);
 }  // namespace
 
 bool grad_enabled() {

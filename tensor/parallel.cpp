@@ -217,10 +217,32 @@ void parallel_for(Index n, Index grain, const std::function<void(Index, Index)>&
   });
 }
 
+namespace {
+ThreadSettings& carried_settings() {
+  static ThreadSettings settings;
+  return settings;
+}
+}  // namespace
+
+void carry_thread_settings(ThreadSettings settings) {
+  carried_settings() = settings;
+}
+
 void run_both(const std::function<void()>& first, const std::function<void()>& second) {
+  const ThreadSettings carried = carried_settings();
+  const std::uint64_t callers = carried.read ? carried.read() : 0;
   parallel_for(2, 1, [&](Index begin, Index end) {
     if (begin == 0) first();
-    if (end == 2) second();
+    if (end != 2) return;
+    if (!carried.read) return second();
+    // On a pool thread: the caller's settings while second() runs, the thread's own after.
+    struct Restore {
+      ThreadSettings carried;
+      std::uint64_t own;
+      ~Restore() { carried.write(own); }
+    } restore{carried, carried.read()};
+    carried.write(callers);
+    second();
   });
 }
 

@@ -9,6 +9,7 @@
 // error), otherwise the number of cores.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 #include "tensor/shape.h"
@@ -36,8 +37,19 @@ void parallel_for(Index n, Index grain, const std::function<void(Index begin, In
 // small matrix product, or that split badly, such as the trainings of two small models
 // (lessons 09 and 10). A parallel loop inside either runs on that piece's thread alone, and
 // gives the numbers it gives on the pool: the kernels cut their work by num_threads(), not by
-// which threads run the pieces.
+// which threads run the pieces. second() runs with the caller's thread settings (below).
 void run_both(const std::function<void()>& first, const std::function<void()>& second);
+
+// Settings that a layer above keeps per thread (autograd's grad mode and anomaly detection:
+// a NoGradGuard holds on its own thread only), packed in a word. The layer registers how to
+// read them and how to set them; run_both then reads the caller's and sets them on the thread
+// that runs second() for as long as it runs, so that a NoGradGuard around run_both holds in
+// both pieces. parallel_for's bodies are kernels, which read no such setting.
+struct ThreadSettings {
+  std::uint64_t (*read)() = nullptr;
+  void (*write)(std::uint64_t) = nullptr;
+};
+void carry_thread_settings(ThreadSettings settings);
 
 // Elementwise loops over this many elements or more are shared out to the threads; below it,
 // handing half to another thread costs more than it saves (a ReLU of 2^18 floats takes about

@@ -72,3 +72,42 @@ TEST_CASE("two threads each run backward() on their own graph", "[autograd]") {
   CHECK(first_wrong == 0);
   CHECK(second_wrong == 0);
 }
+
+TEST_CASE("run_both: the second piece runs with the caller's grad mode and anomaly detection",
+          "[autograd]") {
+  // grad mode and anomaly detection are per thread; run_both's second piece runs on a pool
+  // thread, which used to keep its own (grad on): a NoGradGuard around run_both then held in
+  // the first piece only, and the second recorded a graph.
+  testing::ThreadCount two(2);
+  const Tensor w = tensor({1.0, 2.0}, kFloat64).requires_grad_();
+  struct Piece {
+    std::thread::id thread;
+    bool grad = true, anomaly = false, recorded = true;
+  };
+  auto look = [&](Piece& piece) {
+    piece.thread = std::this_thread::get_id();
+    piece.grad = grad_enabled();
+    piece.anomaly = anomaly_detection_enabled();
+    piece.recorded = (w * 2.0).requires_grad();
+  };
+  Piece first, second;
+  {
+    NoGradGuard no_grad;
+    DetectAnomalyGuard anomaly;
+    run_both([&] { look(first); }, [&] { look(second); });
+  }
+  REQUIRE(first.thread != second.thread);  // the second piece ran on the other thread
+  CHECK_FALSE(first.grad);
+  CHECK_FALSE(second.grad);
+  CHECK(second.anomaly);
+  CHECK_FALSE(second.recorded);
+  // Afterwards the pool thread has its own settings back (grad on, no anomaly detection), as
+  // a parallel loop's piece on it sees them.
+  parallel_for(2, 1, [&](Index begin, Index) {
+    if (begin == 1) look(second);
+  });
+  REQUIRE(second.thread != first.thread);
+  CHECK(second.grad);
+  CHECK_FALSE(second.anomaly);
+  CHECK(second.recorded);
+}
