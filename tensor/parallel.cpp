@@ -225,6 +225,10 @@ ThreadSettings& carried_settings() {
 }  // namespace
 
 void carry_thread_settings(ThreadSettings settings) {
+  if (!settings.read || !settings.write)
+    fail("carry_thread_settings: both the read and the write function are needed");
+  if (carried_settings().read)
+    fail("carry_thread_settings: the settings carried are registered already (one layer, once)");
   carried_settings() = settings;
 }
 

@@ -44,7 +44,9 @@ void run_both(const std::function<void()>& first, const std::function<void()>& s
 // a NoGradGuard holds on its own thread only), packed in a word. The layer registers how to
 // read them and how to set them; run_both then reads the caller's and sets them on the thread
 // that runs second() for as long as it runs, so that a NoGradGuard around run_both holds in
-// both pieces. parallel_for's bodies are kernels, which read no such setting.
+// both pieces. One registration, during static initialisation (autograd/tensor.cpp does it).
+// parallel_for does not carry them: its bodies must not depend on them (kernels, or work such
+// as writing files, that records no graph).
 struct ThreadSettings {
   std::uint64_t (*read)() = nullptr;
   void (*write)(std::uint64_t) = nullptr;

@@ -17,13 +17,15 @@
 namespace {
 
 // stb's PNG writer calls this for the image's zlib stream and frees the result with free().
-unsigned char* compress_with_zlib(unsigned char* data, int length, int* out_length,
-                                  int /*stb's quality, unused*/) {
+// Its level is stb's stbi_write_png_compression_level, set below to zlib's fastest.
+unsigned char* compress_with_zlib(unsigned char* data, int length, int* out_length, int level) {
   uLongf size = compressBound(static_cast<uLong>(length));
   auto* out = static_cast<unsigned char*>(std::malloc(size));
   if (out == nullptr) return nullptr;
-  // Z_BEST_SPEED: the default level 6 made the strip 18% smaller and took 3x longer.
-  if (compress2(out, &size, data, static_cast<uLong>(length), Z_BEST_SPEED) != Z_OK) {
+  level = level < Z_NO_COMPRESSION     ? Z_NO_COMPRESSION
+          : level > Z_BEST_COMPRESSION ? Z_BEST_COMPRESSION
+                                       : level;
+  if (compress2(out, &size, data, static_cast<uLong>(length), level) != Z_OK) {
     std::free(out);
     return nullptr;  // stb_image_write then fails, and write_png says so
   }
@@ -42,6 +44,14 @@ unsigned char* compress_with_zlib(unsigned char* data, int length, int* out_leng
 namespace {
 
 constexpr int kPaethFilter = 4;  // PNG filter type 4 (stb tries 0-4 on every row by default)
-const bool kFilterSet = (stbi_write_force_png_filter = kPaethFilter, true);
+// Z_BEST_SPEED (1): zlib's default level 6 made the strip 18% smaller and took 3x longer.
+const bool kPngSettings = (stbi_write_force_png_filter = kPaethFilter,
+                           stbi_write_png_compression_level = Z_BEST_SPEED, true);
 
 }  // namespace
+
+// This file defines stb's implementation macros and STBIW_ZLIB_COMPRESS: a unity build must
+// not carry them into the next file (nn/viz/CMakeLists.txt also keeps this file on its own).
+#undef STBIW_ZLIB_COMPRESS
+#undef STB_IMAGE_IMPLEMENTATION
+#undef STB_IMAGE_WRITE_IMPLEMENTATION

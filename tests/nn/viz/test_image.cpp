@@ -101,7 +101,13 @@ TEST_CASE("viz: a large PNG round-trips through zlib, every row Paeth-filtered",
   NDArray image = test_pattern(3, height, width);
   viz::write_png(dir / "large.png", image);
   check_close(viz::read_image(dir / "large.png", viz::ColorMode::kRgb), image, 0.0);
-  const std::string rows = png_rows(read_text(dir / "large.png"));
+  const std::string file = read_text(dir / "large.png");
+  // The image data starts with its zlib header: 78 01 from zlib at level 1 (stb's own: 78 5e).
+  const std::size_t idat = file.find("IDAT");
+  REQUIRE(idat != std::string::npos);
+  CHECK(static_cast<unsigned char>(file.at(idat + 4)) == 0x78);
+  CHECK(static_cast<unsigned char>(file.at(idat + 5)) == 0x01);
+  const std::string rows = png_rows(file);
   REQUIRE(rows.size() == static_cast<std::size_t>(height * (1 + 3 * width)));
   Index paeth_rows = 0;
   for (Index y = 0; y < height; ++y)
