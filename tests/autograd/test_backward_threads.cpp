@@ -111,3 +111,17 @@ TEST_CASE("run_both: the second piece runs with the caller's grad mode and anoma
   CHECK_FALSE(second.anomaly);
   CHECK(second.recorded);
 }
+
+TEST_CASE("carry_thread_settings takes one registration with both functions", "[autograd]") {
+  // autograd registered its pair when the program started; a second layer cannot replace it.
+  auto read = [] { return std::uint64_t{0}; };
+  auto write = [](std::uint64_t) {};
+  CHECK_THROWS_WITH(carry_thread_settings({read, nullptr}),
+                    Catch::Matchers::Contains("both the read and the write function"));
+  CHECK_THROWS_WITH(carry_thread_settings({read, write}),
+                    Catch::Matchers::Contains("registered already"));
+  NoGradGuard no_grad;  // and autograd's pair is still the one carried
+  bool second_grad = true;
+  run_both([] {}, [&] { second_grad = grad_enabled(); });
+  CHECK_FALSE(second_grad);
+}
